@@ -1,0 +1,40 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Layers, each a target; imports only point down:
+// CSodium, CSQLite (C) -> VaultCrypto, VaultStorage -> VaultCore -> TokenVault (umbrella).
+let package = Package(
+    name: "TokenVault",
+    products: [
+        .library(name: "TokenVault", targets: ["TokenVault"]),
+        .executable(name: "tokenvault-bench", targets: ["TokenVaultBench"]),
+        .executable(name: "tokenvault-demo", targets: ["TokenVaultDemo"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSodium", path: "Sources/CSodium", pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(
+            name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
+        .target(name: "VaultCrypto", dependencies: ["CSodium"]),
+        .target(name: "VaultStorage", dependencies: ["CSQLite"]),
+        .target(name: "VaultCore", dependencies: ["VaultCrypto", "VaultStorage"]),
+        .target(name: "TokenVault", dependencies: ["VaultCrypto", "VaultCore"]),
+        .executableTarget(name: "TokenVaultDemo", dependencies: ["TokenVault"]),
+        .executableTarget(
+            name: "TokenVaultBench", dependencies: ["TokenVault"],
+            path: "Benchmarks/TokenVaultBench"),
+
+        .target(
+            name: "TestSupport", dependencies: ["TokenVault", "VaultStorage"], path: "Tests/TestSupport",
+            resources: [.copy("Resources")]),
+        .executableTarget(
+            name: "VaultTestWorker", dependencies: ["TokenVault"], path: "Tests/VaultTestWorker"),
+        .testTarget(name: "VaultCryptoTests", dependencies: ["VaultCrypto", "TestSupport"]),
+        .testTarget(name: "VaultStorageTests", dependencies: ["VaultStorage", "TestSupport"]),
+        .testTarget(
+            name: "VaultCoreTests",
+            dependencies: ["TokenVault", "VaultStorage", "TestSupport", "VaultTestWorker"]),
+    ]
+)

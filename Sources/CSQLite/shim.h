@@ -1,0 +1,11 @@
+#ifndef TOKENVAULT_CSQLITE_SHIM_H
+#define TOKENVAULT_CSQLITE_SHIM_H
+
+#include <sqlite3.h>
+
+// SQLITE_TRANSIENT is a macro over a cast function pointer, which Swift cannot import.
+static inline sqlite3_destructor_type tokenvault_sqlite_transient(void) {
+    return SQLITE_TRANSIENT;
+}
+
+#endif

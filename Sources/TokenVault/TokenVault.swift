@@ -1,0 +1,3 @@
+// The umbrella module: `import TokenVault` gives the whole public API.
+@_exported import VaultCore
+@_exported import VaultCrypto

@@ -1,0 +1,52 @@
+import Foundation
+
+/// Every error the vault reports. Messages name what failed and what to do; they never contain a
+/// secret, a stored value or an item name.
+public enum VaultError: Error, Equatable, Sendable, LocalizedError {
+    /// Wrong passphrase or key file. Never says which part of a composite unlock was wrong.
+    case invalidCredentials
+    /// The vault (or the item's class) is locked: unlock it first.
+    case locked
+    /// Tampered, truncated, swapped, rolled back or corrupt data.
+    case integrity(String)
+    /// A `...ThisDeviceOnly` item read on a machine without the device secret it was bound to.
+    case unavailableOnThisDevice
+    /// An access-controlled item read without a satisfied `AuthenticationContext`.
+    case interactionRequired
+    /// A policy the vault cannot enforce: refused, never silently downgraded.
+    case unsupportedPolicy(String)
+    /// A vault file or item that does not exist.
+    case notFound(String)
+    /// A vault file or item that already exists.
+    case alreadyExists(String)
+    /// Not a vault file, a newer format version, or KDF parameters outside the accepted bounds.
+    case unsupportedFormat(String)
+    /// A key file that is missing, unreadable, or too short.
+    case invalidKeyFile(String)
+    /// An argument the vault cannot accept, such as an empty passphrase.
+    case invalidArgument(String)
+    /// A stored value that does not decode as the type the key asks for.
+    case typeMismatch(String)
+    /// The file system or SQLite failed (disk full, I/O error, another process holding the lock
+    /// past the busy timeout). The write did not happen; the previous state is intact.
+    case storage(String)
+
+    public var errorDescription: String? {
+        switch self {
+        case .invalidCredentials: "The passphrase or key file is wrong."
+        case .locked: "The vault is locked; unlock it first."
+        case .integrity(let detail): "Integrity check failed: \(detail)."
+        case .unavailableOnThisDevice:
+            "This item is bound to another device and cannot be read on this one."
+        case .interactionRequired: "This item needs user authentication before it can be read."
+        case .unsupportedPolicy(let detail): "Unsupported security policy: \(detail)."
+        case .notFound(let what): "Not found: \(what)."
+        case .alreadyExists(let what): "Already exists: \(what)."
+        case .unsupportedFormat(let detail): "Unsupported vault format: \(detail)."
+        case .invalidKeyFile(let detail): "Invalid key file: \(detail)."
+        case .invalidArgument(let detail): "Invalid argument: \(detail)."
+        case .typeMismatch(let detail): "Type mismatch: \(detail)."
+        case .storage(let detail): "Storage failure: \(detail)."
+        }
+    }
+}

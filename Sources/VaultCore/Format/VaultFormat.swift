@@ -1,0 +1,18 @@
+/// Constants of the on-disk format. See SECURITY.md, "File format".
+enum VaultFormat {
+    /// The format this library writes. Files with a larger number are refused.
+    static let currentVersion = 1
+    /// SQLite's `application_id` for vault files: "TVLT".
+    static let applicationID: Int32 = 0x5456_4C54
+    /// Length of vault, slot and record ids.
+    static let idByteCount = 16
+    /// `crypto_kdf` context for the subkeys of the master key.
+    static let subkeyContext = "TVvault1"
+
+    /// Associated-data tags, one per kind of sealed object, so one can never open as another.
+    enum Tag {
+        static let keySlot: [UInt8] = Array("TVS1".utf8)
+        static let record: [UInt8] = Array("TVR1".utf8)
+        static let integrity: [UInt8] = Array("TVI1".utf8)
+    }
+}

@@ -1,0 +1,108 @@
+import VaultCrypto
+import VaultStorage
+
+/// One row of the `records` table: clear ids and sizes, and the sealed blob.
+struct RecordRow {
+    let id: [UInt8]
+    let kind: RecordKind
+    let lookup: [UInt8]?
+    let domainID: [UInt8]
+    let policyCode: Int64
+    let version: UInt64
+    let sealed: [UInt8]
+
+    /// The associated data the blob was sealed with: format, vault, record, kind, version, domain
+    /// and policy. Changing any of them (or copying the blob elsewhere) makes it fail to open.
+    func associatedData(vaultID: [UInt8]) -> [UInt8] {
+        var writer = ByteWriter(reservingCapacity: 96)
+        writer.append(raw: VaultFormat.Tag.record)
+        writer.append(UInt16(VaultFormat.currentVersion))
+        writer.append(raw: vaultID)
+        writer.append(raw: id)
+        writer.append(kind.rawValue)
+        writer.append(version)
+        writer.append(lengthPrefixed: domainID)
+        writer.append(policyCode)
+        return writer.bytes
+    }
+
+    /// Seals `plaintext` into a new row.
+    static func seal(
+        _ plaintext: [UInt8], id: [UInt8], kind: RecordKind, lookup: [UInt8]?, domain: Domain,
+        version: UInt64, keys: KeyRing, vaultID: [UInt8]
+    ) throws -> RecordRow {
+        let unsealed = RecordRow(
+            id: id, kind: kind, lookup: lookup, domainID: keys.id(of: domain), policyCode: domain.policyCode,
+            version: version, sealed: [])
+        let box = try XChaCha20Poly1305.seal(
+            plaintext, using: keys.key(for: domain), authenticating: unsealed.associatedData(vaultID: vaultID))
+        return RecordRow(
+            id: id, kind: kind, lookup: lookup, domainID: unsealed.domainID, policyCode: domain.policyCode,
+            version: version, sealed: box.combined)
+    }
+
+    /// Opens the blob with `domain`'s key.
+    ///
+    /// - Throws: ``VaultError/integrity(_:)`` when the row was tampered with, moved or swapped.
+    func open(domain: Domain, keys: KeyRing, vaultID: [UInt8]) throws -> [UInt8] {
+        guard safeCompare(domainID, keys.id(of: domain)), policyCode == domain.policyCode else {
+            throw VaultError.integrity("a record's domain does not match its policy")
+        }
+        do {
+            let box = try XChaCha20Poly1305.SealedBox(combined: sealed)
+            return try XChaCha20Poly1305.open(
+                box, using: keys.key(for: domain), authenticating: associatedData(vaultID: vaultID))
+        } catch is CryptoError {
+            throw VaultError.integrity("a record failed authentication (tampered, truncated or moved)")
+        }
+    }
+
+    /// This row's term in the integrity digest: a keyed hash of everything in the row.
+    func integrityHash(keys: KeyRing) -> [UInt8] {
+        var writer = ByteWriter(reservingCapacity: 160)
+        writer.append(raw: Array("TVH1".utf8))
+        writer.append(raw: id)
+        writer.append(kind.rawValue)
+        writer.append(UInt8(lookup == nil ? 0 : 1))
+        writer.append(lengthPrefixed: lookup ?? [])
+        writer.append(lengthPrefixed: domainID)
+        writer.append(policyCode)
+        writer.append(version)
+        writer.append(raw: BLAKE2b.hash(sealed))
+        return BLAKE2b.hash(writer.bytes, key: keys.integrityKey)
+    }
+
+    // MARK: SQL
+
+    static let columns = "record_id, kind, lookup, domain, policy, version, sealed"
+
+    init(
+        id: [UInt8], kind: RecordKind, lookup: [UInt8]?, domainID: [UInt8], policyCode: Int64,
+        version: UInt64, sealed: [UInt8]
+    ) {
+        self.id = id
+        self.kind = kind
+        self.lookup = lookup
+        self.domainID = domainID
+        self.policyCode = policyCode
+        self.version = version
+        self.sealed = sealed
+    }
+
+    /// Reads a row selected with ``columns``.
+    init(_ row: SQLiteRow) throws {
+        guard let kind = RecordKind(rawValue: UInt8(truncatingIfNeeded: row.integer(1))) else {
+            throw VaultError.integrity("a record has an unknown kind")
+        }
+        self.init(
+            id: row.blob(0), kind: kind, lookup: row.isNull(2) ? nil : row.blob(2), domainID: row.blob(3),
+            policyCode: row.integer(4), version: UInt64(bitPattern: row.integer(5)), sealed: row.blob(6))
+    }
+
+    var values: [SQLiteValue] {
+        [
+            .blob(id), .integer(Int64(kind.rawValue)), lookup.map { .blob($0) } ?? .null, .blob(domainID),
+            .integer(policyCode), .integer(Int64(bitPattern: version)), .blob(sealed),
+        ]
+    }
+}

@@ -1,0 +1,141 @@
+internal import CSQLite
+import Foundation
+
+/// One SQLite connection. Not `Sendable`: it lives inside ``SQLiteDatabase``, which hands it out
+/// only inside a transaction closure.
+package final class SQLiteConnection {
+    private let handle: OpaquePointer
+    private var statements: [String: SQLiteStatement] = [:]
+
+    /// How to open the file.
+    package enum Mode: Sendable {
+        /// Create the file if missing (the caller has already created it with safe permissions).
+        case readWriteCreate
+        /// Open an existing file; fail if it is missing.
+        case readWrite
+        /// A private in-memory database.
+        case memory
+    }
+
+    /// Opens `path` and applies the vault's pragmas.
+    ///
+    /// - Parameters:
+    ///   - path: The file path (ignored for ``Mode/memory``).
+    ///   - mode: How to open it.
+    ///   - busyTimeout: How long to wait for another connection's lock before failing.
+    package init(path: String, mode: Mode, busyTimeout: Duration) throws {
+        var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE
+        var target = path
+        switch mode {
+        case .readWriteCreate: flags |= SQLITE_OPEN_CREATE
+        case .readWrite: break
+        case .memory:
+            flags |= SQLITE_OPEN_CREATE | SQLITE_OPEN_MEMORY
+            target = ":memory:"
+        }
+        var opened: OpaquePointer?
+        let status = sqlite3_open_v2(target, &opened, flags, nil)
+        guard let opened else {
+            throw StorageError(extendedCode: status, message: "cannot allocate a connection")
+        }
+        handle = opened
+        guard status == SQLITE_OK else {
+            let error = StorageError(
+                extendedCode: sqlite3_extended_errcode(opened), message: String(cString: sqlite3_errmsg(opened)))
+            sqlite3_close_v2(opened)
+            throw error
+        }
+        sqlite3_extended_result_codes(handle, 1)
+        let milliseconds =
+            busyTimeout.components.seconds * 1000
+            + busyTimeout.components.attoseconds / 1_000_000_000_000_000
+        sqlite3_busy_timeout(handle, Int32(clamping: milliseconds))
+        try execute(
+            """
+            PRAGMA trusted_schema = OFF;
+            PRAGMA cell_size_check = ON;
+            PRAGMA secure_delete = ON;
+            PRAGMA foreign_keys = ON;
+            """)
+        try execute("PRAGMA synchronous = FULL")
+    }
+
+    deinit {
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more statements without parameters.
+    package func execute(_ sql: String) throws {
+        try check(sqlite3_exec(handle, sql, nil, nil, nil))
+    }
+
+    /// Runs one statement with parameters, discarding any rows.
+    package func run(_ sql: String, _ values: [SQLiteValue] = []) throws {
+        let statement = try prepared(sql)
+        defer { statement.reset() }
+        try statement.bind(values)
+        while try statement.step() {}
+    }
+
+    /// Runs a query and maps each row.
+    package func query<Row>(
+        _ sql: String, _ values: [SQLiteValue] = [], row map: (SQLiteRow) throws -> Row
+    ) throws -> [Row] {
+        let statement = try prepared(sql)
+        defer { statement.reset() }
+        try statement.bind(values)
+        var rows: [Row] = []
+        while try statement.step() {
+            rows.append(try map(statement.row()))
+        }
+        return rows
+    }
+
+    /// Runs a query and maps its first row, if any.
+    package func queryFirst<Row>(
+        _ sql: String, _ values: [SQLiteValue] = [], row map: (SQLiteRow) throws -> Row
+    ) throws -> Row? {
+        let statement = try prepared(sql)
+        defer { statement.reset() }
+        try statement.bind(values)
+        return try statement.step() ? map(statement.row()) : nil
+    }
+
+    /// Switches a file database to write-ahead logging. Call only once the file is known to be a
+    /// vault: the journal mode is stored in the file, and another application's database must
+    /// never be changed by an attempt to open it.
+    package func enableWriteAheadLog() throws {
+        try execute("PRAGMA journal_mode = WAL")
+    }
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    package var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// Caps the database size in pages: writes past it fail with `SQLITE_FULL`, exactly as on a
+    /// full disk. Used by tests to prove a failed write leaves the previous state intact.
+    package func limitPageCount(to pages: Int) throws {
+        try execute("PRAGMA max_page_count = \(pages)")
+    }
+
+    private func prepared(_ sql: String) throws -> SQLiteStatement {
+        if let statement = statements[sql] { return statement }
+        var raw: OpaquePointer?
+        try check(sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &raw, nil))
+        guard let raw else { throw StorageError(extendedCode: SQLITE_MISUSE, message: "empty statement") }
+        let statement = SQLiteStatement(connection: self, handle: raw)
+        statements[sql] = statement
+        return statement
+    }
+
+    func check(_ status: Int32) throws {
+        guard status == SQLITE_OK else { throw error(status) }
+    }
+
+    func error(_ status: Int32) -> StorageError {
+        let extended = sqlite3_extended_errcode(handle)
+        return StorageError(
+            extendedCode: (extended & 0xff) == (status & 0xff) ? extended : status,
+            message: String(cString: sqlite3_errmsg(handle)))
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import Synchronization
+
+/// A serialised SQLite connection that is used only through transactions.
+///
+/// Every use is a closure run inside a transaction that commits when the closure returns and
+/// rolls back when it throws (GRDB's `write { db in }`). Writes start with `BEGIN IMMEDIATE`, so a
+/// read-modify-write never races another process; reads see one consistent snapshot.
+package final class SQLiteDatabase: Sendable {
+    private let connection: Mutex<SQLiteConnection>
+
+    /// Opens a database file (or a private in-memory one).
+    ///
+    /// - Parameters:
+    ///   - path: The file.
+    ///   - mode: How to open it.
+    ///   - busyTimeout: How long to wait for another process's lock.
+    package init(path: String, mode: SQLiteConnection.Mode, busyTimeout: Duration) throws {
+        connection = Mutex(try SQLiteConnection(path: path, mode: mode, busyTimeout: busyTimeout))
+    }
+
+    /// Switches the file to write-ahead logging (outside any transaction); see
+    /// ``SQLiteConnection/enableWriteAheadLog()``.
+    package func enableWriteAheadLog() throws {
+        try connection.withLock { try $0.enableWriteAheadLog() }
+    }
+
+    /// Runs `body` in a write transaction (`BEGIN IMMEDIATE`).
+    package func write<Result>(_ body: (SQLiteConnection) throws -> Result) throws -> Result {
+        try transaction("BEGIN IMMEDIATE", body)
+    }
+
+    /// Runs `body` in a read transaction: one consistent snapshot.
+    package func read<Result>(_ body: (SQLiteConnection) throws -> Result) throws -> Result {
+        try transaction("BEGIN DEFERRED", body)
+    }
+
+    private func transaction<Result>(
+        _ begin: String, _ body: (SQLiteConnection) throws -> Result
+    ) throws -> Result {
+        try connection.withLock { db in
+            try db.execute(begin)
+            do {
+                let result = try body(db)
+                try db.execute("COMMIT")
+                return result
+            } catch {
+                try? db.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+}

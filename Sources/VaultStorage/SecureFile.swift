@@ -1,0 +1,106 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// File-system steps that must get permissions right the first time.
+package enum SecureFile {
+    /// Creates `directory` and any missing parents with mode 0700. Existing folders are left as
+    /// they are.
+    package static func createDirectory(_ directory: URL) throws {
+        try FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
+    }
+
+    /// Creates an empty file with mode 0600, failing if anything exists at `path`.
+    /// - Returns: `false` when the path already exists.
+    package static func createExclusive(_ path: String) throws -> Bool {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            if errno == EEXIST { return false }
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+        fchmod(descriptor, 0o600)  // the umask may have removed bits; never added any
+        close(descriptor)
+        return true
+    }
+
+    /// Links `source` at `destination` without replacing anything there: an atomic no-clobber
+    /// publish of a finished file.
+    /// - Returns: `false` when `destination` already exists.
+    package static func publish(_ source: String, at destination: String) throws -> Bool {
+        guard link(source, destination) == 0 else {
+            if errno == EEXIST { return false }
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+        return true
+    }
+
+    /// Removes a file if it exists.
+    package static func remove(_ path: String) {
+        unlink(path)
+    }
+
+    /// Writes `bytes` to a new 0600 file at `path` (fails if it exists) and syncs it.
+    package static func writeNew(_ bytes: [UInt8], to path: String) throws {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(descriptor) }
+        fchmod(descriptor, 0o600)
+        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        guard written == bytes.count, fsync(descriptor) == 0 else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+    }
+
+    /// Why ``readBounded(at:minimumByteCount:maximumByteCount:into:)`` failed.
+    package enum ReadError: Error {
+        case missing
+        case tooShort
+        case tooLong
+        case unreadable(String)
+    }
+
+    /// Reads a whole small file straight into a caller-made buffer (secure memory for secrets),
+    /// so the contents never pass through an ordinary array.
+    ///
+    /// - Parameters:
+    ///   - path: The file.
+    ///   - minimumByteCount: Shorter files are refused.
+    ///   - maximumByteCount: Longer files are refused before anything is read.
+    ///   - makeBuffer: Given the size and a filler, makes the buffer and runs the filler on it.
+    package static func readBounded<Buffer>(
+        at path: String, minimumByteCount: Int, maximumByteCount: Int,
+        into makeBuffer: (Int, (UnsafeMutableRawBufferPointer) throws -> Void) throws -> Buffer
+    ) throws -> Buffer {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            if errno == ENOENT { throw ReadError.missing }
+            throw ReadError.unreadable(String(cString: strerror(errno)))
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            throw ReadError.unreadable(String(cString: strerror(errno)))
+        }
+        let size = Int(info.st_size)
+        guard size >= minimumByteCount else { throw ReadError.tooShort }
+        guard size <= maximumByteCount else { throw ReadError.tooLong }
+        return try makeBuffer(size) { buffer in
+            var offset = 0
+            while offset < size {
+                let got = read(descriptor, buffer.baseAddress! + offset, size - offset)
+                if got < 0, errno == EINTR { continue }
+                guard got > 0 else {
+                    throw ReadError.unreadable(
+                        got == 0 ? "file shrank while reading" : String(cString: strerror(errno)))
+                }
+                offset += got
+            }
+        }
+    }
+}

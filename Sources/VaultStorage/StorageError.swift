@@ -1,0 +1,33 @@
+internal import CSQLite
+import Foundation
+
+/// An error from SQLite. Carries the result code and SQLite's message, never bound values.
+package struct StorageError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// SQLite's extended result code.
+    package let extendedCode: Int32
+    /// SQLite's message (`sqlite3_errmsg`); names tables or constraints, never row contents.
+    package let message: String
+
+    package init(extendedCode: Int32, message: String) {
+        self.extendedCode = extendedCode
+        self.message = message
+    }
+
+    /// The primary result code (the low byte of the extended one).
+    package var code: Int32 { extendedCode & 0xff }
+
+    /// Another connection held a lock for longer than the busy timeout.
+    package var isBusy: Bool { code == SQLITE_BUSY || code == SQLITE_LOCKED }
+    /// The disk (or the page-count limit) is full.
+    package var isFull: Bool { code == SQLITE_FULL }
+    /// The file is damaged.
+    package var isCorrupt: Bool { code == SQLITE_CORRUPT }
+    /// The file is not an SQLite database at all.
+    package var isNotADatabase: Bool { code == SQLITE_NOTADB }
+    /// The file could not be opened.
+    package var isCannotOpen: Bool { code == SQLITE_CANTOPEN }
+    /// A UNIQUE or PRIMARY KEY constraint failed.
+    package var isConstraint: Bool { code == SQLITE_CONSTRAINT }
+
+    package var description: String { "SQLite error \(extendedCode): \(message)" }
+}

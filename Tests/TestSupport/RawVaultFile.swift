@@ -1,0 +1,75 @@
+import Foundation
+import VaultStorage
+
+/// Direct SQL access to a vault file, as an attacker with write access to the file has it:
+/// for tamper, swap, delete and rollback tests.
+public final class RawVaultFile: Sendable {
+    /// One row of the `records` table as stored.
+    public struct Record: Sendable, Equatable {
+        public let id: [UInt8]
+        public let kind: Int64
+        public let lookup: [UInt8]?
+        public let version: Int64
+        public let policy: Int64
+        public let sealed: [UInt8]
+    }
+
+    private let database: SQLiteDatabase
+
+    /// Opens a second connection to `url`.
+    ///
+    /// - Parameter url: The vault file.
+    public init(_ url: URL) throws {
+        database = try SQLiteDatabase(path: url.path, mode: .readWrite, busyTimeout: .seconds(10))
+    }
+
+    /// Every record row.
+    public func records() throws -> [Record] {
+        try database.read { db in
+            try db.query("SELECT record_id, kind, lookup, version, policy, sealed FROM records ORDER BY record_id") {
+                Record(
+                    id: $0.blob(0), kind: $0.integer(1), lookup: $0.isNull(2) ? nil : $0.blob(2),
+                    version: $0.integer(3), policy: $0.integer(4), sealed: $0.blob(5))
+            }
+        }
+    }
+
+    /// Replaces the sealed blob of one record.
+    public func setSealed(_ sealed: [UInt8], forRecord id: [UInt8]) throws {
+        try execute("UPDATE records SET sealed = ? WHERE record_id = ?", .blob(sealed), .blob(id))
+    }
+
+    /// Runs one SQL statement with blob, integer or text parameters.
+    ///
+    /// - Parameters:
+    ///   - sql: The statement.
+    ///   - values: Its parameters.
+    public func execute(_ sql: String, _ values: Parameter...) throws {
+        try database.write { db in try db.run(sql, values.map(\.value)) }
+    }
+
+    /// Reads one integer.
+    public func integer(_ sql: String) throws -> Int64? {
+        try database.read { db in try db.queryFirst(sql) { $0.integer(0) } }
+    }
+
+    /// Reads one blob.
+    public func blob(_ sql: String) throws -> [UInt8]? {
+        try database.read { db in try db.queryFirst(sql) { $0.blob(0) } }
+    }
+
+    /// A statement parameter.
+    public enum Parameter: Sendable {
+        case blob([UInt8])
+        case integer(Int64)
+        case text(String)
+
+        var value: SQLiteValue {
+            switch self {
+            case .blob(let bytes): .blob(bytes)
+            case .integer(let number): .integer(number)
+            case .text(let text): .text(text)
+            }
+        }
+    }
+}
