@@ -23,7 +23,7 @@ let package = Package(
         .target(name: "TokenVault", dependencies: ["VaultCrypto", "VaultCore"]),
         .executableTarget(name: "TokenVaultDemo", dependencies: ["TokenVault"]),
         .executableTarget(
-            name: "TokenVaultBench", dependencies: ["TokenVault"],
+            name: "TokenVaultBench", dependencies: ["TokenVault", "VaultCrypto"],
             path: "Benchmarks/TokenVaultBench"),
 
         .target(

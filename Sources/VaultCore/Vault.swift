@@ -283,10 +283,10 @@ public final class Vault: Sendable {
             throw VaultError(error)
         } catch let error as POSIXError {
             throw VaultError.storage("file system error: \(error.code)")
-        } catch {
-            // Only file-system and SQLite errors reach here; value encoding errors are mapped
-            // where they happen, because their descriptions can quote the value.
+        } catch let error as CocoaError {
             throw VaultError.storage(error.localizedDescription)
         }
+        // Anything else was thrown by the caller's own closure (``update(_:_:)``): it passes
+        // through unchanged.
     }
 }

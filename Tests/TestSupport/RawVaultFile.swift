@@ -23,6 +23,19 @@ public final class RawVaultFile: Sendable {
         database = try SQLiteDatabase(path: url.path, mode: .readWrite, busyTimeout: .seconds(10))
     }
 
+    /// Creates a plain SQLite database (not a vault) with `schema`, as another application would.
+    ///
+    /// - Parameters:
+    ///   - url: Where to create it.
+    ///   - schema: The statements to run.
+    /// - Returns: The raw file handle.
+    public static func create(_ url: URL, schema: String) throws -> RawVaultFile {
+        _ = try SecureFile.createExclusive(url.path)
+        let raw = try RawVaultFile(url)
+        try raw.database.write { try $0.execute(schema) }
+        return raw
+    }
+
     /// Every record row.
     public func records() throws -> [Record] {
         try database.read { db in

@@ -1,0 +1,206 @@
+import Foundation
+import TestSupport
+import Testing
+import TokenVault
+
+struct Profile: Codable, Sendable, Equatable {
+    var clientID: String
+    var scopes: [String]
+    var created: Date
+}
+
+/// One suite, run against the on-disk and the in-memory vault.
+@Suite struct VaultConformanceTests {
+    let directory = TemporaryDirectory()
+
+    @Test(arguments: VaultKind.all)
+    func storesAnyCodableValue(kind: VaultKind) throws {
+        let vault = try kind.make(directory)
+        let profile = Profile(
+            clientID: "cli", scopes: ["openid", "email"], created: Date(timeIntervalSince1970: 1_700_000_000.25))
+        try vault.set("s3cr3t", for: SecretKey<String>("string"))
+        try vault.set(Data([0, 1, 2, 255]), for: SecretKey<Data>("data"))
+        try vault.set(Date(timeIntervalSince1970: 42.5), for: SecretKey<Date>("date"))
+        try vault.set(profile, for: SecretKey<Profile>("profile"))
+        try vault.set(7, for: SecretKey<Int>("int"))
+        #expect(try vault.get(SecretKey<String>("string")) == "s3cr3t")
+        #expect(try vault.get(SecretKey<Data>("data")) == Data([0, 1, 2, 255]))
+        #expect(try vault.get(SecretKey<Date>("date")) == Date(timeIntervalSince1970: 42.5))
+        #expect(try vault.get(SecretKey<Profile>("profile")) == profile)
+        #expect(try vault.get(SecretKey<Int>("int")) == 7)
+    }
+
+    @Test(arguments: VaultKind.all)
+    func missingValuesAreNilAndRemovalIsIdempotent(kind: VaultKind) throws {
+        let vault = try kind.make(directory)
+        let key = SecretKey<String>("token")
+        #expect(try vault.get(key) == nil)
+        #expect(try !vault.contains(key))
+        try vault.set("one", for: key)
+        #expect(try vault.contains(key))
+        try vault.set("two", for: key)
+        #expect(try vault.get(key) == "two")
+        try vault.remove(key)
+        #expect(try vault.get(key) == nil)
+        #expect(try !vault.contains(key))
+        try vault.remove(key)
+        #expect(try vault.verify().recordCount == 0)
+    }
+
+    @Test(arguments: VaultKind.all)
+    func namesAreCaseAndUnicodeExact(kind: VaultKind) throws {
+        let vault = try kind.make(directory)
+        try vault.set("lower", for: SecretKey<String>("name"))
+        try vault.set("upper", for: SecretKey<String>("Name"))
+        try vault.set("emoji", for: SecretKey<String>("näme 🔑"))
+        #expect(try vault.get(SecretKey<String>("name")) == "lower")
+        #expect(try vault.get(SecretKey<String>("Name")) == "upper")
+        #expect(try vault.get(SecretKey<String>("näme 🔑")) == "emoji")
+    }
+
+    @Test(arguments: VaultKind.all)
+    func removeAllClearsOnlyKeyValueItems(kind: VaultKind) throws {
+        let vault = try kind.make(directory)
+        for index in 0..<5 { try vault.set(index, for: SecretKey<Int>("n\(index)")) }
+        try vault.removeAll()
+        for index in 0..<5 { #expect(try vault.get(SecretKey<Int>("n\(index)")) == nil) }
+        let report = try vault.verify()
+        #expect(report.recordCount == 0)
+        #expect(report.keySlotCount == 1)
+        try vault.set(1, for: SecretKey<Int>("after"))
+        #expect(try vault.get(SecretKey<Int>("after")) == 1)
+    }
+
+    @Test(arguments: VaultKind.all)
+    func aValueReadAsAnotherTypeIsATypeMismatch(kind: VaultKind) throws {
+        let vault = try kind.make(directory)
+        try vault.set("not a number", for: SecretKey<String>("value"))
+        #expect(throws: VaultError.self) { try vault.get(SecretKey<Int>("value")) }
+        do {
+            _ = try vault.get(SecretKey<Int>("value"))
+        } catch let error as VaultError {
+            guard case .typeMismatch(let message) = error else {
+                Issue.record("expected typeMismatch, got \(error)")
+                return
+            }
+            #expect(!message.contains("not a number"))
+        }
+    }
+
+    @Test(arguments: VaultKind.all)
+    func updateIsAReadModifyWriteInOneTransaction(kind: VaultKind) throws {
+        struct Refused: Error {}
+        let vault = try kind.make(directory)
+        let counter = SecretKey<Int>("counter")
+        #expect(try vault.update(counter) { ($0 ?? 0) + 1 } == 1)
+        #expect(try vault.update(counter) { ($0 ?? 0) + 1 } == 2)
+        #expect(throws: Refused.self) { try vault.update(counter) { _ in throw Refused() } }
+        #expect(try vault.get(counter) == 2)
+    }
+
+    @Test(arguments: VaultKind.all)
+    func lockWipesKeysAndEveryOperationSaysLocked(kind: VaultKind) throws {
+        let vault = try kind.make(directory)
+        let key = SecretKey<String>("k")
+        try vault.set("v", for: key)
+        #expect(!vault.isLocked)
+        vault.lock()
+        #expect(vault.isLocked)
+        #expect(throws: VaultError.locked) { try vault.get(key) }
+        #expect(throws: VaultError.locked) { try vault.set("w", for: key) }
+        #expect(throws: VaultError.locked) { try vault.contains(key) }
+        #expect(throws: VaultError.locked) { try vault.remove(key) }
+        #expect(throws: VaultError.locked) { try vault.removeAll() }
+        #expect(throws: VaultError.locked) { try vault.update(key) { $0 ?? "" } }
+        #expect(throws: VaultError.locked) { try vault.verify() }
+        #expect(throws: VaultError.invalidCredentials) { try vault.unlock(.passphrase("wrong")) }
+        #expect(vault.isLocked)
+        try vault.unlock(VaultKind.unlock)
+        #expect(try vault.get(key) == "v")
+    }
+
+    @Test(arguments: VaultKind.all)
+    func changeUnlockRewrapsWithoutTouchingRecords(kind: VaultKind) throws {
+        let vault = try kind.make(directory)
+        try vault.set("kept", for: SecretKey<String>("k"))
+        let before = try vault.verify()
+        try vault.changeUnlock(from: VaultKind.unlock, to: .passphrase("new passphrase"))
+        #expect(throws: VaultError.invalidCredentials) {
+            try vault.changeUnlock(from: VaultKind.unlock, to: .passphrase("third"))
+        }
+        vault.lock()
+        #expect(throws: VaultError.invalidCredentials) { try vault.unlock(VaultKind.unlock) }
+        try vault.unlock(.passphrase("new passphrase"))
+        #expect(try vault.get(SecretKey<String>("k")) == "kept")
+        #expect(try vault.verify().generation == before.generation)
+        #expect(throws: VaultError.invalidArgument("the passphrase is empty")) {
+            try vault.changeUnlock(from: .passphrase("new passphrase"), to: .passphrase(""))
+        }
+    }
+
+    @Test(arguments: VaultKind.all)
+    func policiesThisVersionCannotEnforceAreRefusedNotDowngraded(kind: VaultKind) throws {
+        let vault = try kind.make(directory)
+        let policies = [
+            VaultPolicy(accessibility: .whenUnlocked),
+            VaultPolicy(accessGroup: "com.example.shared"),
+            VaultPolicy(accessControl: .userPresence),
+        ]
+        for policy in policies {
+            let key = SecretKey<String>("guarded", policy: policy)
+            #expect(throws: VaultError.self) { try vault.set("secret", for: key) }
+            #expect(try vault.get(key) == nil)
+        }
+        #expect(try vault.verify().recordCount == 0)
+    }
+
+    @Test(arguments: VaultKind.all)
+    func verifyCountsEveryRecordAndGeneration(kind: VaultKind) throws {
+        let vault = try kind.make(directory)
+        for index in 0..<10 { try vault.set("v\(index)", for: SecretKey<String>("k\(index)")) }
+        try vault.remove(SecretKey<String>("k3"))
+        let report = try vault.verify()
+        #expect(report.recordCount == 9)
+        #expect(report.authenticatedRecordCount == 9)
+        #expect(report.generation == 11)
+        #expect(report.formatVersion == 1)
+    }
+
+    @Test(arguments: VaultKind.all)
+    func concurrentTasksNeverLoseAWrite(kind: VaultKind) async throws {
+        let vault = try kind.make(directory)
+        let counter = SecretKey<Int>("counter")
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for task in 0..<16 {
+                group.addTask {
+                    for step in 0..<20 {
+                        try vault.set("\(task)-\(step)", for: SecretKey<String>("task\(task)"))
+                        try vault.update(counter) { ($0 ?? 0) + 1 }
+                        #expect(try vault.get(SecretKey<String>("task\(task)")) == "\(task)-\(step)")
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try vault.get(counter) == 16 * 20)
+        #expect(try vault.verify().recordCount == 17)
+    }
+}
+
+@Suite struct InMemoryVaultTests {
+    @Test func aSlotlessVaultCannotBeUnlockedAgainAfterLock() throws {
+        let vault = Vault.inMemory()
+        try vault.set("v", for: SecretKey<String>("k"))
+        #expect(try vault.verify().keySlotCount == 0)
+        vault.lock()
+        #expect(throws: VaultError.invalidCredentials) { try vault.unlock(.passphrase("anything")) }
+    }
+
+    @Test func inMemoryVaultsAreIndependent() throws {
+        let first = Vault.inMemory()
+        let second = Vault.inMemory()
+        try first.set("one", for: SecretKey<String>("k"))
+        #expect(try second.get(SecretKey<String>("k")) == nil)
+        #expect(first.url == nil)
+    }
+}

@@ -1,0 +1,272 @@
+import Foundation
+import TestSupport
+import Testing
+import TokenVault
+
+@Suite struct VaultFileTests {
+    let directory = TemporaryDirectory()
+
+    func mode(_ url: URL) throws -> Int {
+        try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int ?? -1
+    }
+
+    @Test func createMakes0600FileIn0700DirectoriesAndRefusesToOverwrite() throws {
+        let url = directory.file("nested/deeper/vault.db")
+        let vault = try Vault.create(at: url, unlock: VaultKind.unlock, keyDerivation: TestVaults.fastKeyDerivation)
+        try vault.set("v", for: SecretKey<String>("k"))
+        #expect(try mode(url) == 0o600)
+        #expect(try mode(directory.file("nested/deeper")) == 0o700)
+        #expect(try mode(directory.file("nested")) == 0o700)
+        for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: url.path + suffix) {
+            #expect(try mode(URL(fileURLWithPath: url.path + suffix)) == 0o600)
+        }
+        #expect(throws: VaultError.alreadyExists(url.path)) {
+            try Vault.create(at: url, unlock: VaultKind.unlock, keyDerivation: TestVaults.fastKeyDerivation)
+        }
+        #expect(try vault.get(SecretKey<String>("k")) == "v")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.file("nested/deeper").path)
+            .filter { $0.contains("creating") }
+        #expect(leftovers.isEmpty)
+    }
+
+    @Test func reopenAfterCloseKeepsEverything() throws {
+        let (vault, url) = try TestVaults.onDisk(in: directory)
+        try vault.set(["a", "b"], for: SecretKey<[String]>("list"))
+        let generation = try vault.verify().generation
+        _ = consume vault
+        let reopened = try Vault.open(at: url, unlock: VaultKind.unlock)
+        #expect(try reopened.get(SecretKey<[String]>("list")) == ["a", "b"])
+        #expect(try reopened.verify().generation == generation)
+    }
+
+    @Test func openingAMissingFileIsNotFoundAndCreatesNothing() {
+        let url = directory.file("absent.db")
+        #expect(throws: VaultError.notFound(url.path)) { try Vault.open(at: url, unlock: VaultKind.unlock) }
+        #expect(!FileManager.default.fileExists(atPath: url.path))
+    }
+
+    @Test func wrongPassphraseIsInvalidCredentials() throws {
+        let (_, url) = try TestVaults.onDisk(in: directory)
+        #expect(throws: VaultError.invalidCredentials) { try Vault.open(at: url, unlock: .passphrase("wrong")) }
+        #expect(throws: VaultError.invalidCredentials) { try Vault.open(at: url, unlock: .passphrase("")) }
+        let keyFile = directory.file("other.key")
+        try KeyFile.generate(at: keyFile)
+        #expect(throws: VaultError.invalidCredentials) { try Vault.open(at: url, unlock: .keyFile(keyFile)) }
+    }
+
+    @Test func emptyPassphraseIsRefusedAtCreate() {
+        #expect(throws: VaultError.invalidArgument("the passphrase is empty")) {
+            try Vault.create(
+                at: directory.file("v.db"), unlock: .passphrase(""), keyDerivation: TestVaults.fastKeyDerivation)
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.file("v.db").path))
+    }
+
+    @Test func passphraseChangePersistsAcrossReopen() throws {
+        let (vault, url) = try TestVaults.onDisk(in: directory)
+        try vault.set("data", for: SecretKey<String>("k"))
+        try vault.changeUnlock(from: VaultKind.unlock, to: .passphrase("second passphrase"))
+        _ = consume vault
+        #expect(throws: VaultError.invalidCredentials) { try Vault.open(at: url, unlock: VaultKind.unlock) }
+        let reopened = try Vault.open(at: url, unlock: .passphrase("second passphrase"))
+        #expect(try reopened.get(SecretKey<String>("k")) == "data")
+    }
+
+    @Test func textPassphrasesAreNormalisedToNFC() throws {
+        let composed = "caf\u{e9}"  // é as one scalar
+        let decomposed = "cafe\u{301}"  // e + combining acute
+        let url = directory.file("v.db")
+        _ = try Vault.create(
+            at: url, unlock: .passphrase(Passphrase(composed)), keyDerivation: TestVaults.fastKeyDerivation)
+        _ = try Vault.open(at: url, unlock: .passphrase(Passphrase(decomposed)))
+        #expect(throws: VaultError.invalidCredentials) {
+            try Vault.open(at: url, unlock: .passphrase(Passphrase(bytes: Array(decomposed.utf8))))
+        }
+    }
+
+    @Test func keyFileUnlockAndItsErrors() throws {
+        let (vault, url, keyFile) = try TestVaults.keyFileVault(in: directory)
+        try vault.set("v", for: SecretKey<String>("k"))
+        #expect(try mode(keyFile) == 0o600)
+        #expect(try Vault.open(at: url, unlock: .keyFile(keyFile)).get(SecretKey<String>("k")) == "v")
+        #expect(throws: VaultError.alreadyExists(keyFile.path)) { try KeyFile.generate(at: keyFile) }
+
+        let missing = directory.file("missing.key")
+        #expect(throws: VaultError.invalidKeyFile("no file at \(missing.path)")) {
+            try Vault.open(at: url, unlock: .keyFile(missing))
+        }
+        let short = directory.file("short.key")
+        try Data(repeating: 1, count: 31).write(to: short)
+        #expect(throws: VaultError.invalidKeyFile("shorter than 32 bytes: \(short.path)")) {
+            try Vault.open(at: url, unlock: .keyFile(short))
+        }
+        #expect(throws: VaultError.invalidCredentials) { try Vault.open(at: url, unlock: VaultKind.unlock) }
+    }
+
+    @Test func compositeUnlockNeedsBothParts() throws {
+        let keyFile = directory.file("k.key")
+        try KeyFile.generate(at: keyFile)
+        let url = directory.file("v.db")
+        let both = VaultUnlock.composite(passphrase: TestVaults.passphrase, keyFile: keyFile)
+        _ = try Vault.create(at: url, unlock: both, keyDerivation: TestVaults.fastKeyDerivation)
+        #expect(throws: VaultError.invalidCredentials) { try Vault.open(at: url, unlock: VaultKind.unlock) }
+        #expect(throws: VaultError.invalidCredentials) { try Vault.open(at: url, unlock: .keyFile(keyFile)) }
+        let otherKey = directory.file("other.key")
+        try KeyFile.generate(at: otherKey)
+        #expect(throws: VaultError.invalidCredentials) {
+            try Vault.open(at: url, unlock: .composite(passphrase: TestVaults.passphrase, keyFile: otherKey))
+        }
+        #expect(throws: VaultError.invalidCredentials) {
+            try Vault.open(at: url, unlock: .composite(passphrase: "wrong", keyFile: keyFile))
+        }
+        _ = try Vault.open(at: url, unlock: both)
+    }
+
+    @Test func keyDerivationOutsideTheBoundsIsRefusedAtCreate() {
+        for costs in [
+            KeyDerivation.custom(opsLimit: 1, memLimitBytes: 64 << 20), .custom(opsLimit: 2, memLimitBytes: 8 << 20),
+            .custom(opsLimit: 17, memLimitBytes: 64 << 20), .custom(opsLimit: 2, memLimitBytes: 2 << 30),
+        ] {
+            #expect(throws: VaultError.self) {
+                try Vault.create(at: directory.file("v.db"), unlock: VaultKind.unlock, keyDerivation: costs)
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.file("v.db").path))
+    }
+
+    @Test func editedKdfParametersAreRefusedOrFailAuthentication() throws {
+        let (_, url) = try TestVaults.onDisk(in: directory)
+        let raw = try RawVaultFile(url)
+        let original = try #require(try raw.integer("SELECT mem_limit FROM key_slots"))
+        // Cheap and huge values are refused before Argon2 runs.
+        for (ops, mem) in [(1, original), (2, Int64(8192)), (1000, original), (2, Int64(64) << 30)] {
+            try raw.execute("UPDATE key_slots SET ops_limit = ?, mem_limit = ?", .integer(Int64(ops)), .integer(mem))
+            #expect(throws: VaultError.self) { try Vault.open(at: url, unlock: VaultKind.unlock) }
+            do {
+                _ = try Vault.open(at: url, unlock: VaultKind.unlock)
+            } catch let error as VaultError {
+                guard case .unsupportedFormat = error else {
+                    Issue.record("expected unsupportedFormat for ops \(ops) mem \(mem), got \(error)")
+                    continue
+                }
+            }
+        }
+        // In-bounds edits change the derived key: the slot does not open.
+        try raw.execute("UPDATE key_slots SET ops_limit = 3, mem_limit = ?", .integer(original))
+        #expect(throws: VaultError.invalidCredentials) { try Vault.open(at: url, unlock: VaultKind.unlock) }
+        try raw.execute("UPDATE key_slots SET ops_limit = 2, mem_limit = ?", .integer(original))
+        _ = try Vault.open(at: url, unlock: VaultKind.unlock)
+    }
+
+    @Test func aTamperedSlotIsInvalidCredentialsLikeAWrongPassphrase() throws {
+        let (_, url) = try TestVaults.onDisk(in: directory)
+        let raw = try RawVaultFile(url)
+        let wrapped = try #require(try raw.blob("SELECT wrapped FROM key_slots"))
+        for index in [0, 24, wrapped.count / 2, wrapped.count - 1] {
+            var bytes = wrapped
+            bytes[index] ^= 0x80
+            try raw.execute("UPDATE key_slots SET wrapped = ?", .blob(bytes))
+            #expect(throws: VaultError.invalidCredentials) { try Vault.open(at: url, unlock: VaultKind.unlock) }
+        }
+        try raw.execute(
+            "UPDATE key_slots SET salt = ?, wrapped = ?", .blob([UInt8](repeating: 0, count: 16)), .blob(wrapped))
+        #expect(throws: VaultError.invalidCredentials) { try Vault.open(at: url, unlock: VaultKind.unlock) }
+    }
+
+    @Test func aNewerFormatIsRefused() throws {
+        let (_, url) = try TestVaults.onDisk(in: directory)
+        try RawVaultFile(url).execute("UPDATE vault_header SET format_version = 2")
+        #expect(
+            throws: VaultError.unsupportedFormat(
+                "format version 2 is newer than this library supports (1); upgrade TokenVault")
+        ) { try Vault.open(at: url, unlock: VaultKind.unlock) }
+    }
+
+    @Test func garbageAndForeignFilesAreRefusedAndLeftUnchanged() throws {
+        let garbage = directory.file("garbage.db")
+        try Data((0..<8192).map { UInt8($0 % 253) }).write(to: garbage)
+        #expect(throws: VaultError.unsupportedFormat("the file is not a TokenVault vault")) {
+            try Vault.open(at: garbage, unlock: VaultKind.unlock)
+        }
+        let empty = directory.file("empty.db")
+        try Data().write(to: empty)
+        #expect(throws: VaultError.unsupportedFormat("the file is not a TokenVault vault")) {
+            try Vault.open(at: empty, unlock: VaultKind.unlock)
+        }
+        // Another application's SQLite database: refused, and its journal mode is not switched.
+        let foreign = directory.file("foreign.db")
+        _ = try RawVaultFile.create(foreign, schema: "CREATE TABLE notes (body TEXT)")
+        let before = try Data(contentsOf: foreign)
+        #expect(throws: VaultError.unsupportedFormat("the file is not a TokenVault vault")) {
+            try Vault.open(at: foreign, unlock: VaultKind.unlock)
+        }
+        #expect(try Data(contentsOf: foreign) == before)
+    }
+
+    @Test func truncatedFilesGiveAClearErrorNeverACrash() throws {
+        let (vault, url) = try TestVaults.onDisk(in: directory)
+        for index in 0..<20 { try vault.set(String(repeating: "x", count: 500), for: SecretKey<String>("k\(index)")) }
+        _ = consume vault
+        let full = try Data(contentsOf: url)
+        #expect(full.count > 8192)
+        for length in [0, 1, 50, 99, 100, 512, 4095, 4096, 4097, 8192, full.count / 2, full.count - 1] {
+            let copy = directory.file("truncated-\(length).db")
+            try full.prefix(length).write(to: copy)
+            do {
+                let opened = try Vault.open(at: copy, unlock: VaultKind.unlock)
+                _ = try opened.verify()
+                Issue.record("a vault truncated to \(length) of \(full.count) bytes opened and verified")
+            } catch let error as VaultError {
+                switch error {
+                case .unsupportedFormat, .integrity, .invalidCredentials: break
+                default: Issue.record("truncated to \(length): unexpected \(error)")
+                }
+            }
+        }
+    }
+
+    @Test func noNameOrValueIsStoredInClear() throws {
+        let (vault, url) = try TestVaults.onDisk(in: directory)
+        let name = "github-personal-access-token"
+        let value = "ghp_ThisIsTheSecretValue0123456789"
+        try vault.set(value, for: SecretKey<String>(name))
+        try vault.set(Data(value.utf8), for: SecretKey<Data>(name + "-data"))
+        try vault.changeUnlock(from: VaultKind.unlock, to: .passphrase("another passphrase"))
+        var inspected = 0
+        for suffix in ["", "-wal", "-shm"] {
+            guard let contents = FileManager.default.contents(atPath: url.path + suffix) else { continue }
+            inspected += 1
+            for needle in [
+                name, value, "ThisIsTheSecret", "another passphrase", String(TestVaults.passphrase.description),
+            ] {
+                #expect(contents.range(of: Data(needle.utf8)) == nil, "\(needle) found in vault\(suffix)")
+            }
+            #expect(contents.range(of: Data(value.utf8).base64EncodedData()) == nil)
+        }
+        #expect(inspected >= 2)  // the database and its write-ahead log
+    }
+
+    @Test func aFullDiskRollsBackAndKeepsThePreviousState() throws {
+        let (vault, url) = try TestVaults.onDisk(in: directory)
+        try vault.set("before", for: SecretKey<String>("k"))
+        let generation = try vault.verify().generation
+        try vault.limitFileSizeForTesting(pages: try RawVaultFile(url).integer("PRAGMA page_count").map(Int.init) ?? 0)
+        do {
+            try vault.set(String(repeating: "y", count: 200_000), for: SecretKey<String>("big"))
+            Issue.record("a write past the page limit succeeded")
+        } catch let error as VaultError {
+            guard case .storage(let message) = error else {
+                Issue.record("expected a storage error, got \(error)")
+                return
+            }
+            #expect(message.contains("disk is full"))
+        }
+        #expect(try vault.get(SecretKey<String>("k")) == "before")
+        #expect(try vault.get(SecretKey<String>("big")) == nil)
+        #expect(try vault.verify().generation == generation)
+        _ = consume vault
+        let reopened = try Vault.open(at: url, unlock: VaultKind.unlock)
+        #expect(try reopened.get(SecretKey<String>("k")) == "before")
+        #expect(try reopened.verify().recordCount == 1)
+    }
+}

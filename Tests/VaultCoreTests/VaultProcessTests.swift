@@ -1,0 +1,53 @@
+import Foundation
+import TestSupport
+import Testing
+import TokenVault
+
+/// Several real processes on one vault file.
+@Suite struct VaultProcessTests {
+    let directory = TemporaryDirectory()
+
+    @Test func concurrentProcessesNeverLoseAnUpdate() throws {
+        let (vault, url, keyFile) = try TestVaults.keyFileVault(in: directory)
+        let processes = 4
+        let increments = 50
+        let workers = try (0..<processes).map { _ in
+            try WorkerProcess.start(["increment", url.path, keyFile.path, "counter", "\(increments)"])
+        }
+        // This process writes at the same time.
+        for index in 0..<increments { try vault.set(index, for: SecretKey<Int>("parent")) }
+        for worker in workers {
+            let (status, output) = WorkerProcess.finish(worker)
+            #expect(status == 0, "worker failed: \(output)")
+        }
+        #expect(try vault.get(SecretKey<Int>("counter")) == processes * increments)
+        #expect(try vault.get(SecretKey<Int>("parent")) == increments - 1)
+        let report = try vault.verify()
+        #expect(report.recordCount == 2)
+        #expect(report.generation == UInt64(processes * increments + increments))
+    }
+
+    @Test func writesFromOtherProcessesAreVisibleAndVerified() throws {
+        let (vault, url, keyFile) = try TestVaults.keyFileVault(in: directory)
+        let workers = try (0..<3).map { index in
+            try WorkerProcess.start(["fill", url.path, keyFile.path, "worker\(index)", "40"])
+        }
+        for worker in workers {
+            let (status, output) = WorkerProcess.finish(worker)
+            #expect(status == 0, "worker failed: \(output)")
+        }
+        for index in 0..<3 {
+            #expect(try vault.get(SecretKey<String>("worker\(index)-39")) == "value-39")
+        }
+        #expect(try vault.verify().recordCount == 120)
+    }
+
+    @Test func aWorkerWithTheWrongKeyFileIsRefused() throws {
+        let (_, url, _) = try TestVaults.keyFileVault(in: directory)
+        let wrong = directory.file("wrong.key")
+        try KeyFile.generate(at: wrong)
+        let (status, output) = try WorkerProcess.run(["fill", url.path, wrong.path, "x", "1"])
+        #expect(status == 1)
+        #expect(output.contains("invalidCredentials"))
+    }
+}
