@@ -19,16 +19,21 @@ public final class Vault: Sendable {
     /// The file, or `nil` for an in-memory vault.
     public let url: URL?
     let configuration: Configuration
-    private let keyRing: Mutex<KeyRing?>
+    let session = Mutex(VaultSession())
+    let device = Mutex<DeviceSecret?>(nil)
+    let autoLockTimer = Mutex<Task<Void, Never>?>(nil)
 
-    private init(
-        database: SQLiteDatabase, vaultID: [UInt8], url: URL?, configuration: Configuration, keys: KeyRing?
-    ) {
+    private init(database: SQLiteDatabase, vaultID: [UInt8], url: URL?, configuration: Configuration, keys: KeyRing) {
         self.database = database
         self.vaultID = vaultID
         self.url = url
         self.configuration = configuration
-        self.keyRing = Mutex(keys)
+        startSession(keys)
+        Self.startAutoLockTimer(for: self)
+    }
+
+    deinit {
+        autoLockTimer.withLock { $0?.cancel() }
     }
 
     // MARK: Creating and opening
@@ -55,11 +60,11 @@ public final class Vault: Sendable {
             guard !FileManager.default.fileExists(atPath: path) else { throw VaultError.alreadyExists(path) }
             let material = try UnlockMaterial(unlock)
             try material.checkStrength()
-            let master = SymmetricKey(randomByteCount: SubkeyDerivation.masterKeyByteCount)
+            let payload = newVaultPayload(for: material)
             let vaultID = SecureRandom.bytes(count: VaultFormat.idByteCount)
             let slot = try KeySlot.make(
-                wrapping: master, with: material, keyDerivation: keyDerivation, vaultID: vaultID)
-            let keys = try KeyRing(masterKey: master)
+                wrapping: payload, with: material, keyDerivation: keyDerivation, vaultID: vaultID)
+            let keys = try KeyRing(payload)
 
             let directory = url.standardizedFileURL.deletingLastPathComponent()
             try SecureFile.createDirectory(directory)
@@ -104,7 +109,7 @@ public final class Vault: Sendable {
                 (try VaultSchema.readHeader(db), try KeySlot.all(in: db))
             }
             try database.enableWriteAheadLog()
-            let keys = try KeyRing(masterKey: openSlot(slots, with: material, vaultID: vaultID).master)
+            let keys = try KeyRing(openSlot(slots, with: material, vaultID: vaultID).payload)
             return Vault(database: database, vaultID: vaultID, url: url, configuration: configuration, keys: keys)
         }
     }
@@ -112,12 +117,21 @@ public final class Vault: Sendable {
     /// A vault that lives only in memory, unlocked with a random master key: for tests.
     ///
     /// It has no key slot, so after ``lock()`` nothing can unlock it again; use
-    /// ``inMemory(unlock:keyDerivation:)`` to test locking.
+    /// ``inMemory(unlock:keyDerivation:configuration:)`` to test locking.
     /// - Returns: The unlocked vault.
     public static func inMemory() -> Vault {
+        inMemory(configuration: .init())
+    }
+
+    /// A slotless in-memory vault with settings (auto-lock timeouts, clock, device secret).
+    ///
+    /// - Parameter configuration: Settings for this vault.
+    /// - Returns: The unlocked vault.
+    public static func inMemory(configuration: Vault.Configuration) -> Vault {
         do {
-            let keys = try KeyRing(masterKey: SymmetricKey(randomByteCount: SubkeyDerivation.masterKeyByteCount))
-            return try makeInMemory(slots: { _ in [] }, keys: keys)
+            let payload = SlotPayload(
+                masterKey: SymmetricKey(randomByteCount: SubkeyDerivation.masterKeyByteCount), passcodeRoot: nil)
+            return try makeInMemory(slots: { _ in [] }, keys: KeyRing(payload), configuration: configuration)
         } catch {
             fatalError("cannot create an in-memory SQLite database: \(error)")
         }
@@ -128,25 +142,40 @@ public final class Vault: Sendable {
     /// - Parameters:
     ///   - unlock: The slot's unlock material.
     ///   - keyDerivation: Argon2id costs for a passphrase; `.interactive` by default.
+    ///   - configuration: Settings for this vault.
     /// - Returns: The unlocked vault.
     /// - Throws: As ``create(at:unlock:keyDerivation:configuration:)``.
-    public static func inMemory(unlock: VaultUnlock, keyDerivation: KeyDerivation = .interactive) throws -> Vault {
+    public static func inMemory(
+        unlock: VaultUnlock, keyDerivation: KeyDerivation = .interactive, configuration: Vault.Configuration = .init()
+    ) throws -> Vault {
         try translatingErrors {
             let material = try UnlockMaterial(unlock)
             try material.checkStrength()
-            let master = SymmetricKey(randomByteCount: SubkeyDerivation.masterKeyByteCount)
+            let payload = newVaultPayload(for: material)
             return try makeInMemory(
                 slots: { vaultID in
-                    [try KeySlot.make(wrapping: master, with: material, keyDerivation: keyDerivation, vaultID: vaultID)]
-                }, keys: KeyRing(masterKey: master))
+                    [
+                        try KeySlot.make(
+                            wrapping: payload, with: material, keyDerivation: keyDerivation, vaultID: vaultID)
+                    ]
+                }, keys: KeyRing(payload), configuration: configuration)
         }
     }
 
-    private static func makeInMemory(slots: ([UInt8]) throws -> [KeySlot], keys: KeyRing) throws -> Vault {
+    /// A new master key, and a passcode root when the first slot has a passphrase.
+    private static func newVaultPayload(for material: UnlockMaterial) -> SlotPayload {
+        SlotPayload(
+            masterKey: SymmetricKey(randomByteCount: SubkeyDerivation.masterKeyByteCount),
+            passcodeRoot: material.slotKind.usesPassphrase ? SymmetricKey(randomByteCount: 32) : nil)
+    }
+
+    private static func makeInMemory(
+        slots: ([UInt8]) throws -> [KeySlot], keys: KeyRing, configuration: Configuration
+    ) throws -> Vault {
         let vaultID = SecureRandom.bytes(count: VaultFormat.idByteCount)
         let database = try SQLiteDatabase(path: ":memory:", mode: .memory, busyTimeout: .zero)
         try initialize(database, vaultID: vaultID, slots: slots(vaultID), keys: keys)
-        return Vault(database: database, vaultID: vaultID, url: nil, configuration: .init(), keys: keys)
+        return Vault(database: database, vaultID: vaultID, url: nil, configuration: configuration, keys: keys)
     }
 
     private static func initialize(
@@ -165,14 +194,15 @@ public final class Vault: Sendable {
     // MARK: Locking
 
     /// Whether the key material has been wiped; reads and writes then throw ``VaultError/locked``.
-    public var isLocked: Bool { keyRing.withLock { $0 == nil } }
+    public var isLocked: Bool { session.withLock { $0.keys == nil } }
 
-    /// Wipes the key material from memory. Operations already running finish first.
+    /// Wipes all key material (and proofs being reused) from memory. Operations already running
+    /// finish first.
     public func lock() {
-        keyRing.withLock { $0 = nil }
+        session.withLock { $0 = VaultSession() }
     }
 
-    /// Unlocks with any key slot's material.
+    /// Unlocks with any key slot's material, starting a new unlock session.
     ///
     /// - Parameter unlock: The passphrase, key file, or both.
     /// - Throws: ``VaultError/invalidCredentials``, ``VaultError/invalidKeyFile(_:)``,
@@ -181,40 +211,7 @@ public final class Vault: Sendable {
         try Self.translatingErrors {
             let material = try UnlockMaterial(unlock)
             let slots = try database.read { try KeySlot.all(in: $0) }
-            let keys = try KeyRing(masterKey: Self.openSlot(slots, with: material, vaultID: vaultID).master)
-            keyRing.withLock { $0 = keys }
-        }
-    }
-
-    /// Replaces the key slot that `old` opens with one for `new`, in one transaction. Records are
-    /// not re-encrypted: only the master key is re-wrapped. `old` stops working at once.
-    ///
-    /// - Parameters:
-    ///   - old: Material that opens an existing slot.
-    ///   - new: The replacement material (a passphrase, key file, or both).
-    ///   - keyDerivation: Argon2id costs for the new slot; by default the old slot's when it had a
-    ///     passphrase, else `.moderate`.
-    /// - Throws: ``VaultError/invalidCredentials`` when `old` opens no slot,
-    ///   ``VaultError/invalidArgument(_:)`` for an empty new passphrase, and the errors of ``open(at:unlock:configuration:)``.
-    public func changeUnlock(from old: VaultUnlock, to new: VaultUnlock, keyDerivation: KeyDerivation? = nil) throws {
-        try Self.translatingErrors {
-            let oldMaterial = try UnlockMaterial(old)
-            let newMaterial = try UnlockMaterial(new)
-            try newMaterial.checkStrength()
-            let slots = try database.read { try KeySlot.all(in: $0) }
-            let (opened, master) = try Self.openSlot(slots, with: oldMaterial, vaultID: vaultID)
-            let costs =
-                keyDerivation
-                ?? (opened.kind.usesPassphrase
-                    ? .custom(opsLimit: opened.parameters.opsLimit, memLimitBytes: opened.parameters.memLimitBytes)
-                    : .moderate)
-            let replacement = try KeySlot.make(
-                wrapping: master, with: newMaterial, keyDerivation: costs, vaultID: vaultID)
-            try database.write { db in
-                try KeySlot.delete(id: opened.id, from: db)
-                guard db.changes == 1 else { throw VaultError.invalidCredentials }  // changed meanwhile
-                try replacement.insert(into: db)
-            }
+            startSession(try KeyRing(Self.openSlot(slots, with: material, vaultID: vaultID).payload))
         }
     }
 
@@ -224,7 +221,7 @@ public final class Vault: Sendable {
     /// and one was skipped, the error says so rather than blaming the passphrase.
     static func openSlot(
         _ slots: [KeySlot], with material: UnlockMaterial, vaultID: [UInt8]
-    ) throws -> (slot: KeySlot, master: SymmetricKey) {
+    ) throws -> (slot: KeySlot, payload: SlotPayload) {
         var outOfBounds: VaultError?
         for slot in slots where slot.kind == material.slotKind {
             if slot.kind.usesPassphrase {
@@ -235,8 +232,8 @@ public final class Vault: Sendable {
                     continue
                 }
             }
-            if let master = try slot.unwrap(with: material, vaultID: vaultID) {
-                return (slot, master)
+            if let payload = try slot.unwrap(with: material, vaultID: vaultID) {
+                return (slot, payload)
             }
         }
         throw outOfBounds ?? VaultError.invalidCredentials
@@ -244,16 +241,12 @@ public final class Vault: Sendable {
 
     // MARK: Transactions
 
-    /// The keys, or ``VaultError/locked``.
-    func unlockedKeys() throws -> KeyRing {
-        guard let keys = keyRing.withLock({ $0 }) else { throw VaultError.locked }
-        return keys
-    }
-
     /// Runs `body` in a write transaction whose record changes update the integrity digest.
-    func write<Result>(_ body: (inout RecordTransaction) throws -> Result) throws -> Result {
+    func write<Result>(
+        keys given: KeyRing? = nil, _ body: (inout RecordTransaction) throws -> Result
+    ) throws -> Result {
         try Self.translatingErrors {
-            let keys = try unlockedKeys()
+            let keys = try given ?? unlockedKeys()
             return try database.write { db in
                 var transaction = try RecordTransaction(db: db, keys: keys, vaultID: vaultID)
                 let result = try body(&transaction)

@@ -132,24 +132,40 @@ struct Profile: Codable, Sendable, Equatable {
         #expect(throws: VaultError.invalidCredentials) { try vault.unlock(VaultKind.unlock) }
         try vault.unlock(.passphrase("new passphrase"))
         #expect(try vault.get(SecretKey<String>("k")) == "kept")
-        #expect(try vault.verify().generation == before.generation)
+        let after = try vault.verify()
+        #expect(after.generation == before.generation + 1)  // one write: the slot swap
+        #expect(after.authenticatedRecordCount == before.authenticatedRecordCount)
         #expect(throws: VaultError.invalidArgument("the passphrase is empty")) {
             try vault.changeUnlock(from: .passphrase("new passphrase"), to: .passphrase(""))
         }
     }
 
     @Test(arguments: VaultKind.all)
-    func policiesThisVersionCannotEnforceAreRefusedNotDowngraded(kind: VaultKind) throws {
+    func combinationsTheVaultCannotEnforceAreRefusedNotDowngraded(kind: VaultKind) throws {
         let vault = try kind.make(directory)
-        let policies = [
-            VaultPolicy(accessibility: .whenUnlocked),
-            VaultPolicy(accessGroup: "com.example.shared"),
-            VaultPolicy(accessControl: .userPresence),
+        let refused: [AccessControlFlags] = [
+            [.devicePasscode],  // no factor enrolled yet
+            [.userPresence],
+            [.biometryAny, .devicePasscode],  // two constraints, no .or / .and
+            [.or],  // a conjunction alone
+            [.devicePasscode, .biometryAny, .or, .and],
+            AccessControlFlags(rawValue: 1 << 20),  // unknown bit
         ]
-        for policy in policies {
-            let key = SecretKey<String>("guarded", policy: policy)
+        for flags in refused {
+            let key = SecretKey<String>("guarded", policy: VaultPolicy(accessControl: flags))
             #expect(throws: VaultError.self) { try vault.set("secret", for: key) }
+            do {
+                try vault.set("secret", for: key)
+            } catch let error as VaultError {
+                guard case .unsupportedPolicy = error else {
+                    Issue.record("\(flags.rawValue): expected unsupportedPolicy, got \(error)")
+                    continue
+                }
+            }
             #expect(try vault.get(key) == nil)
+        }
+        #expect(throws: VaultError.invalidArgument("an access group name must be 1 to 1024 bytes")) {
+            try vault.set("secret", for: SecretKey<String>("k", policy: VaultPolicy(accessGroup: "")))
         }
         #expect(try vault.verify().recordCount == 0)
     }

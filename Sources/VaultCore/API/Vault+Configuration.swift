@@ -1,15 +1,41 @@
+import Foundation
+
 extension Vault {
-    /// Settings for opening a vault. Nothing here is stored in the file.
+    /// Settings for one process's use of a vault. Nothing here is stored in the file.
     public struct Configuration: Sendable {
         /// How long to wait for another process holding the write lock before failing with
         /// ``VaultError/storage(_:)``. 10 seconds by default.
         public var busyTimeout: Duration
+        /// Inactivity after which the unlock session ends: the keys of `whenUnlocked`-type classes
+        /// (and the master key) are wiped, and those items read as ``VaultError/locked`` until the
+        /// next ``Vault/unlock(_:)``. `afterFirstUnlock` items stay readable. `nil`: never.
+        public var idleTimeout: Duration?
+        /// Time after unlocking when the unlock session ends however active it is. `nil`: never.
+        public var sessionTimeout: Duration?
+        /// The clock for both timeouts and for proof reuse windows.
+        public var clock: any VaultClock
+        /// The machine-local secret that `...ThisDeviceOnly` items are bound to; created (0600) the
+        /// first time such an item is stored. By default
+        /// `$XDG_DATA_HOME/tokenvault/device.secret` (`~/.local/share/tokenvault/device.secret`).
+        public var deviceSecretURL: URL
 
         /// Settings.
         ///
-        /// - Parameter busyTimeout: How long to wait for another process's lock.
-        public init(busyTimeout: Duration = .seconds(10)) {
+        /// - Parameters:
+        ///   - busyTimeout: How long to wait for another process's lock.
+        ///   - idleTimeout: Inactivity that ends the unlock session; `nil` for never.
+        ///   - sessionTimeout: Time after unlocking that ends it; `nil` for never.
+        ///   - clock: The clock for timeouts; the system's monotonic clock by default.
+        ///   - deviceSecretURL: Where the device secret lives.
+        public init(
+            busyTimeout: Duration = .seconds(10), idleTimeout: Duration? = nil, sessionTimeout: Duration? = nil,
+            clock: any VaultClock = SystemVaultClock(), deviceSecretURL: URL? = nil
+        ) {
             self.busyTimeout = busyTimeout
+            self.idleTimeout = idleTimeout
+            self.sessionTimeout = sessionTimeout
+            self.clock = clock
+            self.deviceSecretURL = deviceSecretURL ?? DeviceSecret.defaultURL
         }
     }
 }

@@ -1,7 +1,46 @@
+import VaultCrypto
+
+/// What key material an unlocked vault holds: for tests that show a policy is enforced by the
+/// keys held, not by a check that could be skipped. Package-internal, not public API.
+package struct KeyMaterialSummary: Equatable {
+    package let hasMasterKey: Bool
+    package let hasPasscodeRoot: Bool
+    package let classes: Set<Accessibility>
+    /// The groups a scoped unlock holds keys for; `nil` with full access.
+    package let scope: Set<String?>?
+}
+
 extension Vault {
     /// Caps the file at `pages` database pages, so the next growing write fails exactly as on a
-    /// full disk. For tests of the full-disk path only: package-internal, not public API.
+    /// full disk. For tests of the full-disk path only.
     package func limitFileSizeForTesting(pages: Int) throws {
         try database.write { try $0.limitPageCount(to: pages) }
+    }
+
+    /// The key material in memory now, after applying the auto-lock timeouts; `nil` when locked.
+    package var keyMaterialForTesting: KeyMaterialSummary? {
+        enforceAutoLock()
+        return session.withLock { session in
+            session.keys.map {
+                KeyMaterialSummary(
+                    hasMasterKey: $0.masterKey != nil, hasPasscodeRoot: $0.passcodeRoot != nil, classes: $0.heldClasses,
+                    scope: $0.scope)
+            }
+        }
+    }
+
+    /// The decrypted record an item is stored in (its outer envelope, opened with the domain key
+    /// alone), to show what a holder of every domain key can and cannot read.
+    package func outerPlaintextForTesting<Value>(_ key: SecretKey<Value>) throws -> [UInt8]? {
+        let device = try deviceSecret(creating: false)
+        return try read { db, keys in
+            let lookup = keys.lookup(kind: .keyValueItem, accessGroup: key.policy.accessGroup, name: key.name)
+            guard
+                let row = try db.queryFirst(
+                    "SELECT \(RecordRow.columns) FROM records WHERE lookup = ?", [.blob(lookup)], row: RecordRow.init)
+            else { return nil }
+            let domain = try Domain(policyCode: row.policyCode, accessGroup: key.policy.accessGroup)
+            return try row.open(key: keys.key(for: domain, device: device), vaultID: vaultID)
+        }
     }
 }

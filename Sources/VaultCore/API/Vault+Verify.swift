@@ -1,29 +1,30 @@
+import VaultCrypto
 import VaultStorage
 
 extension Vault {
     /// Checks the whole vault: every record's presence and version against the sealed integrity
-    /// digest (which catches deleted, re-added or rolled-back rows), and every record it holds the
-    /// key for by decrypting it.
+    /// digest (which catches deleted, re-added or rolled-back rows), and every record this unlock
+    /// holds the key for by decrypting it.
     ///
+    /// Records whose keys this unlock does not hold (other groups of a scoped unlock, classes whose
+    /// session ended, items bound to another device) are covered by the digest only.
     /// - Returns: What was checked.
     /// - Throws: ``VaultError/integrity(_:)`` naming what failed, ``VaultError/locked``.
     public func verify() throws -> VaultReport {
-        try read { db, keys in
+        let device = try deviceSecret(creating: false)
+        return try read { db, keys in
             let state = try IntegrityState.load(from: db, keys: keys, vaultID: vaultID)
             let slotCount = try db.queryFirst("SELECT count(*) FROM key_slots") { Int($0.integer(0)) } ?? 0
             let rows = try db.query("SELECT \(RecordRow.columns) FROM records", row: RecordRow.init)
+            let groups: [String?] = [nil] + (try GroupDirectory.groups(in: db, keys: keys, vaultID: vaultID)).sorted()
             var digest = IntegrityDigest()
             var authenticated = 0
             var failed = 0
             for row in rows {
                 digest.add(row.integrityHash(keys: keys))
-                // Items of the vault's own domain; access-group domains are checked by the
-                // digest alone when their group name is not known here.
-                guard let domain = try? Domain(policyCode: row.policyCode, accessGroup: nil),
-                    row.domainID == keys.id(of: domain)
-                else { continue }
+                guard let key = try? sealingKey(of: row, groups: groups, keys: keys, device: device) else { continue }
                 do {
-                    _ = try row.open(domain: domain, keys: keys, vaultID: vaultID)
+                    _ = try row.open(key: key, vaultID: vaultID)
                     authenticated += 1
                 } catch {
                     failed += 1
@@ -41,5 +42,20 @@ extension Vault {
                 formatVersion: VaultFormat.currentVersion, keySlotCount: slotCount, recordCount: rows.count,
                 authenticatedRecordCount: authenticated, generation: state.generation)
         }
+    }
+
+    /// The key a row was sealed with, if this unlock holds it: the metadata key, or the key of the
+    /// domain among `groups` whose id the row carries.
+    private func sealingKey(of row: RecordRow, groups: [String?], keys: KeyRing, device: DeviceSecret?) throws
+        -> SymmetricKey?
+    {
+        if row.kind.isMetadata { return keys.metadataKey }
+        for group in groups where keys.isInScope(group) {
+            let domain = try Domain(policyCode: row.policyCode, accessGroup: group)
+            if row.domainID == keys.id(of: domain, device: device) {
+                return try keys.key(for: domain, device: device)
+            }
+        }
+        return nil
     }
 }

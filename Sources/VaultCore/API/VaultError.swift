@@ -13,6 +13,11 @@ public enum VaultError: Error, Equatable, Sendable, LocalizedError {
     case unavailableOnThisDevice
     /// An access-controlled item read without a satisfied `AuthenticationContext`.
     case interactionRequired
+    /// A `.biometryCurrentSet` item whose second factor was re-enrolled since it was stored:
+    /// it can never be read again, as on a keychain when the enrolled biometrics change.
+    case accessControlInvalidated
+    /// The vault was unlocked through a key slot scoped to other access groups.
+    case accessDenied(String)
     /// A policy the vault cannot enforce: refused, never silently downgraded.
     case unsupportedPolicy(String)
     /// A vault file or item that does not exist.
@@ -39,6 +44,9 @@ public enum VaultError: Error, Equatable, Sendable, LocalizedError {
         case .unavailableOnThisDevice:
             "This item is bound to another device and cannot be read on this one."
         case .interactionRequired: "This item needs user authentication before it can be read."
+        case .accessControlInvalidated:
+            "This item was bound to a second factor that has since been re-enrolled; it cannot be read."
+        case .accessDenied(let detail): "Access denied: \(detail)."
         case .unsupportedPolicy(let detail): "Unsupported security policy: \(detail)."
         case .notFound(let what): "Not found: \(what)."
         case .alreadyExists(let what): "Already exists: \(what)."

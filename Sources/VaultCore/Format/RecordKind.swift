@@ -2,4 +2,11 @@
 enum RecordKind: UInt8, CaseIterable {
     /// A value of the typed key-value store.
     case keyValueItem = 1
+    /// An enrolled authentication factor (sealed with the metadata key).
+    case factor = 2
+    /// The names of the access groups in use (sealed with the metadata key).
+    case groupDirectory = 3
+
+    /// Rows sealed with the vault's metadata key rather than a policy domain's key.
+    var isMetadata: Bool { self != .keyValueItem }
 }

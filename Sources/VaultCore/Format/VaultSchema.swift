@@ -14,6 +14,7 @@ enum VaultSchema {
         CREATE TABLE key_slots (
             slot_id BLOB PRIMARY KEY CHECK (length(slot_id) = 16),
             kind INTEGER NOT NULL,
+            scoped INTEGER NOT NULL,
             salt BLOB NOT NULL,
             ops_limit INTEGER NOT NULL,
             mem_limit INTEGER NOT NULL,

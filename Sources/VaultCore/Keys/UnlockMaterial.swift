@@ -48,14 +48,8 @@ struct UnlockMaterial {
         case (let p?, nil): return p
         case (nil, let f?): return f
         case (let p?, let f?):
-            let both = SecureBytes(count: p.byteCount + f.byteCount) { out in
-                p.withUnsafeBytes { out.copyMemory(from: $0) }
-                f.withUnsafeBytes {
-                    UnsafeMutableRawBufferPointer(rebasing: out[p.byteCount...]).copyMemory(from: $0)
-                }
-            }
             return BLAKE2b.deriveKey(
-                from: Array("TokenVault composite".utf8) + salt, key: SymmetricKey(secureBytes: both))
+                from: Array("TokenVault composite".utf8) + salt, key: SymmetricKey(concatenating: p, f))
         case (nil, nil): preconditionFailure("unlock material without a secret")
         }
     }

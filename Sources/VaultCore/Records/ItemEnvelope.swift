@@ -1,14 +1,19 @@
 /// The plaintext of a key-value record: the item's name (to rule out look-up collisions) and its
-/// JSON-encoded value.
+/// JSON-encoded value, either as it is or sealed again behind access control.
 struct ItemEnvelope {
     static let formatVersion: UInt8 = 1
 
-    let name: String
-    let value: [UInt8]
+    enum Content {
+        case value([UInt8])
+        case accessControlled(AccessControlledSecret)
+    }
 
-    init(name: String, value: [UInt8]) {
+    let name: String
+    let content: Content
+
+    init(name: String, content: Content) {
         self.name = name
-        self.value = value
+        self.content = content
     }
 
     init(decoding bytes: [UInt8]) throws {
@@ -17,15 +22,26 @@ struct ItemEnvelope {
             throw VaultError.unsupportedFormat("a key-value record has an unknown envelope version")
         }
         name = String(decoding: try reader.readLengthPrefixed(), as: UTF8.self)
-        value = try reader.readLengthPrefixed()
+        switch try reader.read(UInt8.self) {
+        case 0: content = .value(try reader.readLengthPrefixed())
+        case 1: content = .accessControlled(try AccessControlledSecret(reading: &reader))
+        default: throw VaultError.integrity("a key-value record is malformed")
+        }
         try reader.expectEnd()
     }
 
     var bytes: [UInt8] {
-        var writer = ByteWriter(reservingCapacity: name.utf8.count + value.count + 9)
+        var writer = ByteWriter(reservingCapacity: name.utf8.count + 64)
         writer.append(Self.formatVersion)
         writer.append(lengthPrefixed: Array(name.utf8))
-        writer.append(lengthPrefixed: value)
+        switch content {
+        case .value(let value):
+            writer.append(UInt8(0))
+            writer.append(lengthPrefixed: value)
+        case .accessControlled(let secret):
+            writer.append(UInt8(1))
+            secret.write(to: &writer)
+        }
         return writer.bytes
     }
 }

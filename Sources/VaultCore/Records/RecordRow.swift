@@ -26,32 +26,31 @@ struct RecordRow {
         return writer.bytes
     }
 
-    /// Seals `plaintext` into a new row.
+    /// The domain id and policy code of metadata rows, which are sealed with the metadata key.
+    static let metadataDomainID = [UInt8](repeating: 0, count: 16)
+
+    /// Seals `plaintext` into a new row under `key`.
     static func seal(
-        _ plaintext: [UInt8], id: [UInt8], kind: RecordKind, lookup: [UInt8]?, domain: Domain,
-        version: UInt64, keys: KeyRing, vaultID: [UInt8]
+        _ plaintext: [UInt8], id: [UInt8], kind: RecordKind, lookup: [UInt8]?, domainID: [UInt8], policyCode: Int64,
+        version: UInt64, key: SymmetricKey, vaultID: [UInt8]
     ) throws -> RecordRow {
         let unsealed = RecordRow(
-            id: id, kind: kind, lookup: lookup, domainID: keys.id(of: domain), policyCode: domain.policyCode,
-            version: version, sealed: [])
+            id: id, kind: kind, lookup: lookup, domainID: domainID, policyCode: policyCode, version: version, sealed: []
+        )
         let box = try XChaCha20Poly1305.seal(
-            plaintext, using: keys.key(for: domain), authenticating: unsealed.associatedData(vaultID: vaultID))
+            plaintext, using: key, authenticating: unsealed.associatedData(vaultID: vaultID))
         return RecordRow(
-            id: id, kind: kind, lookup: lookup, domainID: unsealed.domainID, policyCode: domain.policyCode,
-            version: version, sealed: box.combined)
+            id: id, kind: kind, lookup: lookup, domainID: domainID, policyCode: policyCode, version: version,
+            sealed: box.combined)
     }
 
-    /// Opens the blob with `domain`'s key.
+    /// Opens the blob with `key`.
     ///
     /// - Throws: ``VaultError/integrity(_:)`` when the row was tampered with, moved or swapped.
-    func open(domain: Domain, keys: KeyRing, vaultID: [UInt8]) throws -> [UInt8] {
-        guard safeCompare(domainID, keys.id(of: domain)), policyCode == domain.policyCode else {
-            throw VaultError.integrity("a record's domain does not match its policy")
-        }
+    func open(key: SymmetricKey, vaultID: [UInt8]) throws -> [UInt8] {
         do {
             let box = try XChaCha20Poly1305.SealedBox(combined: sealed)
-            return try XChaCha20Poly1305.open(
-                box, using: keys.key(for: domain), authenticating: associatedData(vaultID: vaultID))
+            return try XChaCha20Poly1305.open(box, using: key, authenticating: associatedData(vaultID: vaultID))
         } catch is CryptoError {
             throw VaultError.integrity("a record failed authentication (tampered, truncated or moved)")
         }

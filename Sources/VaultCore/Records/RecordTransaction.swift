@@ -1,3 +1,4 @@
+import VaultCrypto
 import VaultStorage
 
 /// The records of one write transaction: every insert, update and delete also updates the
@@ -52,5 +53,22 @@ struct RecordTransaction {
     mutating func commit() throws {
         state.generation += 1
         try state.store(into: db, keys: keys, vaultID: vaultID)
+    }
+}
+
+extension RecordTransaction {
+    /// Inserts or replaces a metadata row (sealed with the metadata key).
+    mutating func upsertMetadata(
+        _ plaintext: [UInt8], kind: RecordKind, lookup: [UInt8], replacing existing: RecordRow?
+    ) throws {
+        let row = try RecordRow.seal(
+            plaintext, id: existing?.id ?? SecureRandom.bytes(count: VaultFormat.idByteCount), kind: kind,
+            lookup: lookup, domainID: RecordRow.metadataDomainID, policyCode: 0,
+            version: (existing?.version ?? 0) + 1, key: keys.metadataKey, vaultID: vaultID)
+        if let existing {
+            try replace(existing, with: row)
+        } else {
+            try insert(row)
+        }
     }
 }

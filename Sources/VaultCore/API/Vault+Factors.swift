@@ -1,0 +1,65 @@
+extension Vault {
+    /// Enrols a factor for access control: a passphrase (the passcode factor) or a key file held
+    /// outside the vault (the second factor). Items stored with `.accessControl(...)` afterwards are
+    /// sealed so that only a proof of the factor can read them.
+    ///
+    /// - Parameters:
+    ///   - proof: The passphrase or key file to enrol.
+    ///   - keyDerivation: Argon2id costs for a passphrase; `.moderate` by default.
+    /// - Throws: ``VaultError/alreadyExists(_:)`` when that factor is enrolled (use
+    ///   ``changeFactor(from:to:keyDerivation:)``), ``VaultError/locked``.
+    public func enrollFactor(_ proof: AuthenticationProof, keyDerivation: KeyDerivation = .moderate) throws {
+        try Self.translatingErrors {
+            let record = try FactorRecord.enroll(proof, keyDerivation: keyDerivation, carrying: nil, vaultID: vaultID)
+            try write { transaction in
+                guard try transaction.row(lookup: FactorStore.lookup(proof.factor, transaction.keys)) == nil else {
+                    throw VaultError.alreadyExists("an enrolled \(proof.factor.rawValue) factor")
+                }
+                try FactorStore.store(record, in: &transaction)
+            }
+        }
+    }
+
+    /// Re-enrols a factor (a new passphrase, or a new key file), proving the old one.
+    ///
+    /// Items stored with `.biometryAny`, `.devicePasscode` or `.userPresence` stay readable with the
+    /// new proof. Items stored with `.biometryCurrentSet` were bound to the old enrolment and are
+    /// invalidated (``VaultError/accessControlInvalidated``), as on a keychain when the enrolled
+    /// biometrics change.
+    /// - Parameters:
+    ///   - old: The current proof.
+    ///   - new: The new proof, of the same factor.
+    ///   - keyDerivation: Argon2id costs for a new passphrase; by default the old ones.
+    /// - Throws: ``VaultError/invalidCredentials`` when `old` is wrong, ``VaultError/notFound(_:)``
+    ///   when the factor is not enrolled, ``VaultError/invalidArgument(_:)`` for a different factor.
+    public func changeFactor(
+        from old: AuthenticationProof, to new: AuthenticationProof, keyDerivation: KeyDerivation? = nil
+    ) throws {
+        try Self.translatingErrors {
+            guard old.factor == new.factor else {
+                throw VaultError.invalidArgument("both proofs must be of the same factor")
+            }
+            let records = try read { db, keys in try FactorStore.records(in: db, keys: keys, vaultID: vaultID) }
+            guard let current = records[old.factor] else {
+                throw VaultError.notFound("an enrolled \(old.factor.rawValue) factor")
+            }
+            let unlocked = try current.open(with: old, vaultID: vaultID)
+            let costs =
+                keyDerivation
+                ?? .custom(opsLimit: current.parameters.opsLimit, memLimitBytes: current.parameters.memLimitBytes)
+            let record = try FactorRecord.enroll(
+                new, keyDerivation: new.factor == .passcode ? costs : .moderate, carrying: unlocked.classKeys,
+                vaultID: vaultID)
+            try write { transaction in try FactorStore.store(record, in: &transaction) }
+            session.withLock { $0.proofs = [:] }
+        }
+    }
+
+    /// The enrolled factors.
+    ///
+    /// - Returns: Which factors are enrolled.
+    /// - Throws: ``VaultError/locked``.
+    public func enrolledFactors() throws -> Set<AuthenticationFactor> {
+        try read { db, keys in Set(try FactorStore.records(in: db, keys: keys, vaultID: vaultID).keys) }
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Synchronization
+
+/// The unlock session: the key ring, when it was unlocked and last used, and proofs being reused.
+struct VaultSession {
+    struct ProofID: Hashable {
+        let context: UUID
+        let factor: AuthenticationFactor
+    }
+
+    var keys: KeyRing?
+    var unlockedAt: Duration = .zero
+    var lastActivity: Duration = .zero
+    var ended = false
+    var proofs: [ProofID: (keys: FactorRecord.Keys, expires: Duration)] = [:]
+
+    /// Ends the session if a timeout has passed: only the keys that outlive a session stay.
+    mutating func enforceTimeouts(now: Duration, configuration: Vault.Configuration) {
+        guard let keys, !ended else { return }
+        let idle = configuration.idleTimeout.map { now - lastActivity >= $0 } ?? false
+        let expired = configuration.sessionTimeout.map { now - unlockedAt >= $0 } ?? false
+        if idle || expired {
+            self.keys = keys.withoutSessionClasses()
+            ended = true
+            proofs = [:]
+        }
+    }
+}
+
+extension Vault {
+    /// The keys, after applying the auto-lock timeouts; counts as activity.
+    ///
+    /// - Throws: ``VaultError/locked`` when locked.
+    func unlockedKeys() throws -> KeyRing {
+        let now = configuration.clock.now
+        return try session.withLock { session in
+            session.enforceTimeouts(now: now, configuration: configuration)
+            guard let keys = session.keys else { throw VaultError.locked }
+            session.lastActivity = now
+            return keys
+        }
+    }
+
+    /// Starts a new unlock session with `keys`.
+    func startSession(_ keys: KeyRing) {
+        let now = configuration.clock.now
+        session.withLock { $0 = VaultSession(keys: keys, unlockedAt: now, lastActivity: now) }
+    }
+
+    /// Ends the unlock session now if a timeout has passed (called by the auto-lock timer, so keys
+    /// are wiped on time even when nobody reads).
+    func enforceAutoLock() {
+        let now = configuration.clock.now
+        session.withLock { $0.enforceTimeouts(now: now, configuration: configuration) }
+    }
+
+    /// A factor's keys for a read: from the reuse window, or from a new proof.
+    func factorKeys(
+        _ factor: AuthenticationFactor, record: FactorRecord, context: (any AuthenticationContext)?, prompt: String?
+    ) throws -> FactorRecord.Keys? {
+        guard let context else { return nil }
+        let id = VaultSession.ProofID(context: context.id, factor: factor)
+        let now = configuration.clock.now
+        if let cached = session.withLock({ $0.proofs[id] }), cached.expires > now,
+            cached.keys.enrollmentID == record.enrollmentID
+        {
+            return cached.keys
+        }
+        guard let proof = try context.proof(for: factor, prompt: prompt) else { return nil }
+        let keys = try record.open(with: proof, vaultID: vaultID)
+        if context.reuseWindow > .zero {
+            session.withLock { session in
+                if session.keys != nil { session.proofs[id] = (keys, now + context.reuseWindow) }
+            }
+        }
+        return keys
+    }
+
+    /// The device secret, read once per process (and created when `creating`).
+    func deviceSecret(creating: Bool) throws -> DeviceSecret? {
+        if let cached = device.withLock({ $0 }) { return cached }
+        let url = configuration.deviceSecretURL
+        guard let loaded = creating ? try DeviceSecret.loadOrCreate(at: url) : try DeviceSecret.load(at: url) else {
+            return nil
+        }
+        device.withLock { $0 = loaded }
+        return loaded
+    }
+
+    /// Polls the clock so idle and absolute timeouts wipe keys on time.
+    static func startAutoLockTimer(for vault: Vault) {
+        let timeouts = [vault.configuration.idleTimeout, vault.configuration.sessionTimeout].compactMap { $0 }
+        guard let shortest = timeouts.min() else { return }
+        let interval = min(max(shortest / 4, .milliseconds(10)), .seconds(1))
+        let task = Task.detached { [weak vault] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                guard let vault else { return }
+                vault.enforceAutoLock()
+            }
+        }
+        vault.autoLockTimer.withLock { $0 = task }
+    }
+}
