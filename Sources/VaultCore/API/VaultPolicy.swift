@@ -1,6 +1,18 @@
 /// The security options of one item: accessibility class, access group and access control.
 ///
-/// Stored inside the item's authenticated data, so a policy cannot be edited in the file.
+/// Bound into the item's authenticated data (so a policy cannot be edited in the file) and enforced
+/// by which keys exist, never by a flag:
+///
+/// | option | enforced by | does not protect against |
+/// |---|---|---|
+/// | `afterFirstUnlock` | a class root held from unlock to ``Vault/lock()`` | a dump of the running process |
+/// | `whenUnlocked` | the session's end (idle or absolute timeout) drops the class root, the master key and the passcode root | a dump taken during the session |
+/// | `...ThisDeviceOnly` | the domain key is also keyed with a 0600 device secret outside the vault | copying the device secret too |
+/// | `whenPasscodeSetThisDeviceOnly` | a class root carried only by passphrase slots; refused without one; destroyed with the last | as above |
+/// | `accessGroup` | a key per group; scoped key slots wrap only their groups' keys | a full-access unlock |
+/// | `accessControl` | the value is sealed under shares sealed (`crypto_box_seal`) to enrolled factors' public keys; reading needs an ``AuthenticationContext`` proof | capture of the proof when entered |
+///
+/// A combination that cannot be enforced is refused with ``VaultError/unsupportedPolicy(_:)``.
 public struct VaultPolicy: Sendable, Hashable, Codable {
     /// When the item can be read.
     public var accessibility: Accessibility
