@@ -264,7 +264,8 @@ public final class Vault: Sendable {
         }
     }
 
-    /// Runs `body`, turning lower-layer errors into ``VaultError``.
+    /// Runs `body`, turning lower-layer errors into ``VaultError``. Anything else was thrown by
+    /// the caller's own closure (``update(_:_:)``) and passes through unchanged.
     static func translatingErrors<Result>(_ body: () throws -> Result) throws -> Result {
         do {
             return try body()
@@ -279,7 +280,5 @@ public final class Vault: Sendable {
         } catch let error as CocoaError {
             throw VaultError.storage(error.localizedDescription)
         }
-        // Anything else was thrown by the caller's own closure (``update(_:_:)``): it passes
-        // through unchanged.
     }
 }

@@ -45,13 +45,14 @@ package enum SecureFile {
         unlink(path)
     }
 
-    /// Writes `bytes` to a new 0600 file at `path` (fails if it exists) and syncs it.
-    package static func writeNew(_ bytes: [UInt8], to path: String) throws {
+    /// Writes `bytes` to a new 0600 file at `path` (fails if it exists) and syncs it. Takes a raw
+    /// view so a secret in secure memory is written without an ordinary copy.
+    package static func writeNew(_ bytes: UnsafeRawBufferPointer, to path: String) throws {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         defer { close(descriptor) }
         fchmod(descriptor, 0o600)
-        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        let written = write(descriptor, bytes.baseAddress, bytes.count)
         guard written == bytes.count, fsync(descriptor) == 0 else {
             throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
         }

@@ -6,19 +6,15 @@ import TokenVault
 @Suite struct VaultFileTests {
     let directory = TemporaryDirectory()
 
-    func mode(_ url: URL) throws -> Int {
-        try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int ?? -1
-    }
-
     @Test func createMakes0600FileIn0700DirectoriesAndRefusesToOverwrite() throws {
         let url = directory.file("nested/deeper/vault.db")
         let vault = try Vault.create(at: url, unlock: VaultKind.unlock, keyDerivation: TestVaults.fastKeyDerivation)
         try vault.set("v", for: SecretKey<String>("k"))
-        #expect(try mode(url) == 0o600)
-        #expect(try mode(directory.file("nested/deeper")) == 0o700)
-        #expect(try mode(directory.file("nested")) == 0o700)
+        #expect(try fileMode(url) == 0o600)
+        #expect(try fileMode(directory.file("nested/deeper")) == 0o700)
+        #expect(try fileMode(directory.file("nested")) == 0o700)
         for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: url.path + suffix) {
-            #expect(try mode(URL(fileURLWithPath: url.path + suffix)) == 0o600)
+            #expect(try fileMode(URL(fileURLWithPath: url.path + suffix)) == 0o600)
         }
         #expect(throws: VaultError.alreadyExists(url.path)) {
             try Vault.create(at: url, unlock: VaultKind.unlock, keyDerivation: TestVaults.fastKeyDerivation)
@@ -87,7 +83,7 @@ import TokenVault
     @Test func keyFileUnlockAndItsErrors() throws {
         let (vault, url, keyFile) = try TestVaults.keyFileVault(in: directory)
         try vault.set("v", for: SecretKey<String>("k"))
-        #expect(try mode(keyFile) == 0o600)
+        #expect(try fileMode(keyFile) == 0o600)
         #expect(try Vault.open(at: url, unlock: .keyFile(keyFile)).get(SecretKey<String>("k")) == "v")
         #expect(throws: VaultError.alreadyExists(keyFile.path)) { try KeyFile.generate(at: keyFile) }
 

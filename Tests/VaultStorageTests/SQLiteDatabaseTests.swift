@@ -104,28 +104,24 @@ import VaultStorage
 @Suite struct SecureFileTests {
     let directory = TemporaryDirectory()
 
-    func mode(_ url: URL) throws -> Int {
-        try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int ?? -1
-    }
-
     @Test func exclusiveCreateIs0600AndNeverClobbers() throws {
         let url = directory.file("file")
         #expect(try SecureFile.createExclusive(url.path))
-        #expect(try mode(url) == 0o600)
+        #expect(try fileMode(url) == 0o600)
         #expect(try !SecureFile.createExclusive(url.path))
     }
 
     @Test func directoriesAre0700() throws {
         let url = directory.file("a/b/c")
         try SecureFile.createDirectory(url)
-        #expect(try mode(url) == 0o700)
-        #expect(try mode(directory.file("a")) == 0o700)
+        #expect(try fileMode(url) == 0o700)
+        #expect(try fileMode(directory.file("a")) == 0o700)
     }
 
     @Test func publishLinksWithoutReplacing() throws {
         let source = directory.file("source")
         let target = directory.file("target")
-        try SecureFile.writeNew([1, 2, 3], to: source.path)
+        try [UInt8]([1, 2, 3]).withUnsafeBytes { try SecureFile.writeNew($0, to: source.path) }
         #expect(try SecureFile.publish(source.path, at: target.path))
         #expect(try !SecureFile.publish(source.path, at: target.path))
         #expect(try Data(contentsOf: target) == Data([1, 2, 3]))
@@ -133,7 +129,7 @@ import VaultStorage
 
     @Test func boundedReadsRefuseShortAndLongFiles() throws {
         let url = directory.file("key")
-        try SecureFile.writeNew([UInt8](repeating: 9, count: 40), to: url.path)
+        try [UInt8](repeating: 9, count: 40).withUnsafeBytes { try SecureFile.writeNew($0, to: url.path) }
         let read = try SecureFile.readBounded(at: url.path, minimumByteCount: 32, maximumByteCount: 64) { count, fill in
             var buffer = [UInt8](repeating: 0, count: count)
             try buffer.withUnsafeMutableBytes { try fill($0) }

@@ -22,7 +22,7 @@ public enum KeyFile {
         let secret = SecureBytes.random(count: 64)
         do {
             try SecureFile.createDirectory(url.deletingLastPathComponent())
-            try secret.withUnsafeBytes { try SecureFile.writeNew(Array($0), to: url.path) }
+            try secret.withUnsafeBytes { try SecureFile.writeNew($0, to: url.path) }
         } catch {
             throw VaultError.storage("cannot write the key file at \(url.path): \(error)")
         }

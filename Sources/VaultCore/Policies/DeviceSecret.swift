@@ -49,7 +49,7 @@ final class DeviceSecret: Sendable {
         let secret = SecureBytes.random(count: byteCount)
         do {
             try SecureFile.createDirectory(url.deletingLastPathComponent())
-            try secret.withUnsafeBytes { try SecureFile.writeNew(Array($0), to: url.path) }
+            try secret.withUnsafeBytes { try SecureFile.writeNew($0, to: url.path) }
         } catch let error as POSIXError where error.code == .EEXIST {
             // Another process created it first.
         } catch {

@@ -102,8 +102,7 @@ import TokenVault
         try vault.set("here only", for: bound)
         try vault.set("anywhere", for: portable)
         let secret = directory.file("device.secret")
-        let mode = try FileManager.default.attributesOfItem(atPath: secret.path)[.posixPermissions] as? Int
-        #expect(mode == 0o600)
+        #expect(try fileMode(secret) == 0o600)
         #expect(try Data(contentsOf: secret).count == 32)
 
         // The vault file copied to a machine without the device secret.
