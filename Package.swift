@@ -2,7 +2,8 @@
 import PackageDescription
 
 // Layers, each a target; imports only point down:
-// CSodium, CSQLite (C) -> VaultCrypto, VaultStorage -> VaultCore -> TokenVault (umbrella).
+// CSodium, CSQLite (C) -> VaultCrypto, VaultStorage -> VaultCore -> OAuth2 -> Credentials
+// -> TokenVault (umbrella).
 let package = Package(
     name: "TokenVault",
     products: [
@@ -20,7 +21,9 @@ let package = Package(
         .target(name: "VaultCrypto", dependencies: ["CSodium"]),
         .target(name: "VaultStorage", dependencies: ["CSQLite"]),
         .target(name: "VaultCore", dependencies: ["VaultCrypto", "VaultStorage"]),
-        .target(name: "TokenVault", dependencies: ["VaultCrypto", "VaultCore"]),
+        .target(name: "OAuth2"),
+        .target(name: "Credentials", dependencies: ["VaultCore", "OAuth2"]),
+        .target(name: "TokenVault", dependencies: ["VaultCrypto", "VaultCore", "OAuth2", "Credentials"]),
         .executableTarget(name: "TokenVaultDemo", dependencies: ["TokenVault"]),
         .executableTarget(
             name: "TokenVaultBench", dependencies: ["TokenVault", "VaultCrypto"],
@@ -33,6 +36,8 @@ let package = Package(
             name: "VaultTestWorker", dependencies: ["TokenVault"], path: "Tests/VaultTestWorker"),
         .testTarget(name: "VaultCryptoTests", dependencies: ["VaultCrypto", "TestSupport"]),
         .testTarget(name: "VaultStorageTests", dependencies: ["VaultStorage", "TestSupport"]),
+        .testTarget(name: "OAuth2Tests", dependencies: ["OAuth2", "TestSupport"]),
+        .testTarget(name: "CredentialsTests", dependencies: ["TokenVault", "TestSupport", "VaultTestWorker"]),
         .testTarget(
             name: "VaultCoreTests",
             dependencies: ["TokenVault", "VaultStorage", "TestSupport", "VaultTestWorker"]),

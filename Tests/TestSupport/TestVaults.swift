@@ -8,6 +8,8 @@ public enum TestVaults {
 
     /// A passphrase used across tests.
     public static let passphrase: Passphrase = "correct horse battery staple"
+    /// ``passphrase`` as unlock material.
+    public static let unlock = VaultUnlock.passphrase(passphrase)
 
     /// Creates a passphrase-protected vault file in `directory`.
     ///

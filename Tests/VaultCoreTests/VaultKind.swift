@@ -10,7 +10,7 @@ struct VaultKind: Sendable, CustomTestStringConvertible {
 
     var testDescription: String { name }
 
-    static let unlock = VaultUnlock.passphrase(TestVaults.passphrase)
+    static let unlock = TestVaults.unlock
 
     static let onDisk = VaultKind(name: "on disk") { directory in
         try TestVaults.onDisk(in: directory).0

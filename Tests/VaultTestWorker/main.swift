@@ -2,10 +2,43 @@
 //
 //   VaultTestWorker increment <vault> <key file> <item name> <count>
 //   VaultTestWorker fill <vault> <key file> <name prefix> <count>
+//   VaultTestWorker store-credential <vault> <key file> <ID-token subject> <count>   (prints each id)
+//   VaultTestWorker write-fixture <vault> <key file> - 0
+//       writes the committed format fixture (Tests/TestSupport/Resources/Fixtures): run it only
+//       when the format version changes, and keep the old fixture for the migration test.
 //
 // Prints "ok" and exits 0 on success; prints the error and exits 1 otherwise.
 import Foundation
 import TokenVault
+
+func writeFixture(vault url: URL, keyFile: URL) throws {
+    try KeyFile.generate(at: keyFile)
+    let vault = try Vault.create(at: url, unlock: .keyFile(keyFile))
+    try vault.set("fixture-api-key", for: SecretKey<String>("api-key"))
+    try vault.set(42, for: SecretKey<Int>("counter"))
+    try vault.set(
+        "group-value", for: SecretKey<String>("shared", policy: VaultPolicy(accessGroup: "com.example.fixture")))
+    try Credential.use(vault)
+    let response = try JSONSerialization.data(withJSONObject: [
+        "access_token": "fixture-access-token", "token_type": "Bearer", "expires_in": 3600,
+        "refresh_token": "fixture-refresh-token", "id_token": unsignedJWT(["sub": "fixture@example.com"]),
+    ])
+    let context = Token.Context(issuer: URL(string: "https://issuer.example.com")!, clientID: "fixture")
+    try Credential.store(
+        Token(response: response, context: context, issuedAt: Date(timeIntervalSince1970: 1_800_000_000)),
+        tags: ["fixture": "yes"])
+    // Release the vault (the storage holds it) so closing checkpoints everything into one file.
+    Credential.tokenStorage = InMemoryTokenStorage()
+}
+
+func unsignedJWT(_ claims: [String: Any]) -> String {
+    func encode(_ object: Any) -> String {
+        (try! JSONSerialization.data(withJSONObject: object)).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+    return "\(encode(["alg": "none"])).\(encode(claims)).sig"
+}
 
 let arguments = CommandLine.arguments
 guard arguments.count == 6, let count = Int(arguments[5]) else {
@@ -13,6 +46,16 @@ guard arguments.count == 6, let count = Int(arguments[5]) else {
     exit(2)
 }
 let command = arguments[1]
+if command == "write-fixture" {
+    do {
+        try writeFixture(vault: URL(fileURLWithPath: arguments[2]), keyFile: URL(fileURLWithPath: arguments[3]))
+        print("ok")
+        exit(0)
+    } catch {
+        print("error: \(error)")
+        exit(1)
+    }
+}
 do {
     let vault = try Vault.open(
         at: URL(fileURLWithPath: arguments[2]), unlock: .keyFile(URL(fileURLWithPath: arguments[3])),
@@ -26,6 +69,16 @@ do {
     case "fill":
         for index in 0..<count {
             try vault.set("value-\(index)", for: SecretKey<String>("\(arguments[4])-\(index)"))
+        }
+    case "store-credential":
+        try Credential.use(vault)
+        for _ in 0..<count {
+            let response = try JSONSerialization.data(withJSONObject: [
+                "access_token": UUID().uuidString, "token_type": "Bearer", "expires_in": 3600,
+                "refresh_token": UUID().uuidString, "id_token": unsignedJWT(["sub": arguments[4]]),
+            ])
+            let context = Token.Context(issuer: URL(string: "https://issuer.example.com")!, clientID: "worker")
+            print(try Credential.store(Token(response: response, context: context), tags: ["storedBy": "worker"]).id)
         }
     default:
         print("unknown command \(command)")

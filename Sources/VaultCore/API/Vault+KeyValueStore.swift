@@ -16,11 +16,10 @@ extension Vault {
     ///   ``VaultError/typeMismatch(_:)`` when the value cannot be encoded, ``VaultError/storage(_:)``.
     public func set<Value: Codable & Sendable>(_ value: Value, for key: SecretKey<Value>) throws {
         let encoded = try Self.encode(value)
-        let domain = Domain(key.policy)
         if let group = key.policy.accessGroup { try Self.checkGroupName(group) }
-        let device = domain.accessibility.isDeviceBound ? try deviceSecret(creating: true) : nil
+        let device = key.policy.accessibility.isDeviceBound ? try deviceSecret(creating: true) : nil
         try write { transaction in
-            try store(encoded, for: key, domain: domain, device: device, in: &transaction)
+            try store(encoded, for: key, device: device, in: &transaction)
         }
     }
 
@@ -62,7 +61,7 @@ extension Vault {
         return try Self.translatingErrors {
             try Self.decode(
                 Value.self,
-                from: value(of: envelope, recordID: row.id) { factor in
+                from: itemValue(of: envelope, recordID: row.id) { factor in
                     guard let record = factors[factor] else { return nil }
                     return try factorKeys(factor, record: record, context: authenticationContext, prompt: prompt)
                 })
@@ -131,27 +130,24 @@ extension Vault {
     public func update<Value: Codable & Sendable>(
         _ key: SecretKey<Value>, _ transform: (Value?) throws -> Value
     ) throws -> Value {
-        let domain = Domain(key.policy)
-        let device = domain.accessibility.isDeviceBound ? try deviceSecret(creating: true) : nil
+        let device = key.policy.accessibility.isDeviceBound ? try deviceSecret(creating: true) : nil
         return try write { transaction in
             let keys = transaction.keys
             let current = try item(lookup(key, keys), group: key.policy.accessGroup, in: transaction.db, keys: keys)
                 .map { row in
                     try Self.decode(
                         Value.self,
-                        from: value(
+                        from: itemValue(
                             of: openItem(row, name: key.name, group: key.policy.accessGroup, keys: keys),
                             recordID: row.id, keys: { _ in nil }))
                 }
             let updated = try transform(current)
-            try store(try Self.encode(updated), for: key, domain: domain, device: device, in: &transaction)
+            try store(try Self.encode(updated), for: key, device: device, in: &transaction)
             return updated
         }
     }
 
     // MARK: Internals
-
-    private static let outOfScope = VaultError.accessDenied("this unlock is scoped to other access groups")
 
     private func lookup<Value>(_ key: SecretKey<Value>, _ keys: KeyRing) -> [UInt8] {
         keys.lookup(kind: .keyValueItem, accessGroup: key.policy.accessGroup, name: key.name)
@@ -160,85 +156,28 @@ extension Vault {
     /// The row filed under `lookup`, after checking the group is in this unlock's scope.
     private func item(_ lookup: [UInt8], group: String?, in db: SQLiteConnection, keys: KeyRing) throws -> RecordRow? {
         guard keys.isInScope(group) else { throw Self.outOfScope }
-        return try db.queryFirst(
-            "SELECT \(RecordRow.columns) FROM records WHERE lookup = ?", [.blob(lookup)], row: RecordRow.init)
+        return try row(lookup: lookup, in: db)
     }
 
-    /// Seals and writes one item with its policy's domain key.
     private func store<Value>(
-        _ encoded: [UInt8], for key: SecretKey<Value>, domain: Domain, device: DeviceSecret?,
-        in transaction: inout RecordTransaction
+        _ encoded: [UInt8], for key: SecretKey<Value>, device: DeviceSecret?, in transaction: inout RecordTransaction
     ) throws {
-        let keys = transaction.keys
-        if domain.accessibility.needsPasscode {
-            guard try KeySlot.all(in: transaction.db).contains(where: \.kind.usesPassphrase) else {
-                throw VaultError.unsupportedPolicy("whenPasscodeSetThisDeviceOnly needs a vault with a passphrase slot")
-            }
-        }
-        let factors = try FactorStore.records(in: transaction.db, keys: keys, vaultID: vaultID)
-        let requirement = try AccessRequirement.plan(domain.accessControl, enrolled: Set(factors.keys))
-        let sealingKey = try keys.key(for: domain, device: device)
-        let lookup = lookup(key, keys)
-        let existing = try item(lookup, group: key.policy.accessGroup, in: transaction.db, keys: keys)
-        let id = existing?.id ?? SecureRandom.bytes(count: VaultFormat.idByteCount)
-        let content: ItemEnvelope.Content =
-            try requirement.map {
-                .accessControlled(
-                    try AccessControlledSecret.seal(
-                        encoded, requirement: $0, factors: factors, associatedData: innerAssociatedData(id)))
-            } ?? .value(encoded)
-        let row = try RecordRow.seal(
-            ItemEnvelope(name: key.name, content: content).bytes, id: id, kind: .keyValueItem, lookup: lookup,
-            domainID: keys.id(of: domain, device: device), policyCode: domain.policyCode,
-            version: (existing?.version ?? 0) + 1, key: sealingKey, vaultID: vaultID)
-        if let existing {
-            try transaction.replace(existing, with: row)
-        } else {
-            try transaction.insert(row)
-        }
-        if let group = key.policy.accessGroup, keys.scope == nil {
-            try GroupDirectory.add(group, in: &transaction)
-        }
+        let lookup = lookup(key, transaction.keys)
+        try storeItem(
+            ItemContent(name: key.name, metadata: [], value: encoded), kind: .keyValueItem, lookup: lookup,
+            policy: key.policy, device: device, replacing: row(lookup: lookup, in: transaction.db), in: &transaction)
     }
 
-    /// Opens an item row with its domain's key (its policy comes from the row, its group from the
-    /// caller), so the stored policy, not the caller's, governs reading.
+    /// Opens a key-value row, checking it holds the item it is filed under.
     private func openItem(_ row: RecordRow, name: String, group: String?, keys: KeyRing) throws -> ItemEnvelope {
         guard row.kind == .keyValueItem else {
             throw VaultError.integrity("a look-up tag points at another kind of record")
         }
-        let domain = try Domain(policyCode: row.policyCode, accessGroup: group)
-        var device: DeviceSecret?
-        if domain.accessibility.isDeviceBound {
-            guard let present = try deviceSecret(creating: false) else { throw VaultError.unavailableOnThisDevice }
-            device = present
-        }
-        let key = try keys.key(for: domain, device: device)
-        guard safeCompare(row.domainID, keys.id(of: domain, device: device)) else {
-            throw domain.accessibility.isDeviceBound
-                ? VaultError.unavailableOnThisDevice
-                : VaultError.integrity("a record's domain does not match its policy")
-        }
-        let envelope = try ItemEnvelope(decoding: row.open(key: key, vaultID: vaultID))
+        let envelope = try openItem(row, groups: [group], keys: keys).envelope
         guard envelope.name == name else {
             throw VaultError.integrity("a record does not hold the item it is filed under")
         }
         return envelope
-    }
-
-    /// The value bytes of an opened envelope, rebuilding an access-controlled item key from proofs.
-    private func value(
-        of envelope: ItemEnvelope, recordID: [UInt8], keys: (AuthenticationFactor) throws -> FactorRecord.Keys?
-    ) throws -> [UInt8] {
-        switch envelope.content {
-        case .value(let bytes): bytes
-        case .accessControlled(let secret):
-            try secret.open(associatedData: innerAssociatedData(recordID), keys: keys)
-        }
-    }
-
-    private func innerAssociatedData(_ recordID: [UInt8]) -> [UInt8] {
-        Array("TVA1".utf8) + vaultID + recordID
     }
 
     private static func encode<Value: Encodable>(_ value: Value) throws -> [UInt8] {
@@ -254,6 +193,33 @@ extension Vault {
             return try JSONDecoder().decode(Value.self, from: Data(bytes))
         } catch {
             throw VaultError.typeMismatch("the stored value does not decode as \(Value.self)")
+        }
+    }
+}
+
+extension Vault {
+    /// The names of the key-value items stored in `accessGroup` (the vault's own group by default).
+    /// Needs no proof: names are metadata. Items bound to another device are not listed.
+    ///
+    /// - Parameter accessGroup: The group to list.
+    /// - Returns: The names, sorted.
+    /// - Throws: ``VaultError/locked`` when any item's class is locked (the list would be short),
+    ///   ``VaultError/accessDenied(_:)`` outside a scoped unlock.
+    public func itemNames(accessGroup: String? = nil) throws -> [String] {
+        let device = try deviceSecret(creating: false)
+        return try read { db, keys in
+            guard keys.isInScope(accessGroup) else { throw Self.outOfScope }
+            let rows = try db.query(
+                "SELECT \(RecordRow.columns) FROM records WHERE kind = ?",
+                [.integer(Int64(RecordKind.keyValueItem.rawValue))], row: RecordRow.init)
+            var names: [String] = []
+            for row in rows {
+                let domain = try Domain(policyCode: row.policyCode, accessGroup: accessGroup)
+                if domain.accessibility.isDeviceBound && device == nil { continue }
+                guard row.domainID == keys.id(of: domain, device: device) else { continue }
+                names.append(try openItem(row, groups: [accessGroup], keys: keys).envelope.name)
+            }
+            return names.sorted()
         }
     }
 }

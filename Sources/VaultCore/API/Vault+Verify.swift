@@ -16,7 +16,7 @@ extension Vault {
             let state = try IntegrityState.load(from: db, keys: keys, vaultID: vaultID)
             let slotCount = try db.queryFirst("SELECT count(*) FROM key_slots") { Int($0.integer(0)) } ?? 0
             let rows = try db.query("SELECT \(RecordRow.columns) FROM records", row: RecordRow.init)
-            let groups: [String?] = [nil] + (try GroupDirectory.groups(in: db, keys: keys, vaultID: vaultID)).sorted()
+            let groups = try candidateGroups(in: db, keys: keys)
             var digest = IntegrityDigest()
             var authenticated = 0
             var failed = 0

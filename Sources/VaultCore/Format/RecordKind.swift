@@ -6,7 +6,11 @@ enum RecordKind: UInt8, CaseIterable {
     case factor = 2
     /// The names of the access groups in use (sealed with the metadata key).
     case groupDirectory = 3
+    /// An OAuth token set: metadata readable with the domain key, the token behind its policy.
+    case token = 4
+    /// The id of the default token (sealed with the metadata key).
+    case defaultToken = 5
 
     /// Rows sealed with the vault's metadata key rather than a policy domain's key.
-    var isMetadata: Bool { self != .keyValueItem }
+    var isMetadata: Bool { self != .keyValueItem && self != .token }
 }

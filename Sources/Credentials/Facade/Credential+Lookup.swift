@@ -1,0 +1,139 @@
+import Foundation
+import OAuth2
+import VaultCore
+
+extension Credential {
+    /// Where tokens are kept: in memory until the app assigns a storage (or calls ``use(_:)``).
+    public static var tokenStorage: any TokenStorage {
+        get { CredentialCoordinator.shared.storage }
+        set { CredentialCoordinator.shared.storage = newValue }
+    }
+
+    /// Keeps tokens in `vault` from now on.
+    ///
+    /// - Parameter vault: An unlocked vault.
+    /// - Throws: ``CredentialError/storage(_:)`` when it is locked.
+    public static func use(_ vault: Vault) throws {
+        tokenStorage = try VaultTokenStorage(vault: vault)
+    }
+
+    /// Stores a new token. The first token stored into an empty storage becomes the default, in the
+    /// same transaction. Storing needs no proof, whatever the access control.
+    ///
+    /// - Parameters:
+    ///   - token: The token; its id must not be stored yet.
+    ///   - tags: The app's tags (searchable with ``find(where:prompt:authenticationContext:)``).
+    ///   - security: Accessibility, access group, access control, and a context for reading it back.
+    /// - Returns: The credential.
+    /// - Throws: ``CredentialError/alreadyExists(_:)``, ``CredentialError/invalidSecurityOptions(_:)``,
+    ///   ``CredentialError/storage(_:)`` (with ``VaultError/unsupportedPolicy(_:)`` for a policy
+    ///   the vault cannot enforce).
+    @discardableResult
+    public static func store(
+        _ token: Token, tags: [String: String] = [:], security: [Credential.Security] = Credential.Security.standard
+    ) throws -> Credential {
+        let storage = tokenStorage
+        let (_, context) = try Security.resolve(security)
+        let metadata = Token.Metadata(token: token, tags: tags)
+        let becameDefault = try storage.add(token: token, metadata: metadata, security: security)
+        let credential = CredentialCoordinator.shared.instance(
+            token: token, metadata: metadata, storage: storage, context: context)
+        if becameDefault { CredentialCoordinator.shared.postDefaultChanged(credential) }
+        return credential
+    }
+
+    /// The default credential. Reading gives `nil` when there is none or it cannot be read without
+    /// a proof; setting `nil` clears the default but keeps the token. Use ``setDefault(_:)`` to see
+    /// errors.
+    public static var `default`: Credential? {
+        get { try? defaultCredential() }
+        set { try? setDefault(newValue) }
+    }
+
+    /// The default credential, with errors.
+    ///
+    /// - Parameters:
+    ///   - prompt: The reason shown by a prompting context.
+    ///   - authenticationContext: Proofs for an access-controlled default.
+    /// - Returns: The default, or `nil` when there is none.
+    /// - Throws: ``CredentialError/storage(_:)``.
+    public static func defaultCredential(
+        prompt: String? = nil, authenticationContext: (any AuthenticationContext)? = nil
+    ) throws -> Credential? {
+        guard let id = try tokenStorage.defaultTokenID() else { return nil }
+        return try with(id: id, prompt: prompt, authenticationContext: authenticationContext)
+    }
+
+    /// Makes `credential` the default, or clears the default with `nil` (the token stays stored).
+    /// Posts `.defaultCredentialChanged` only when the default really changes.
+    ///
+    /// - Parameter credential: A stored credential, or `nil`.
+    /// - Throws: ``CredentialError/removed(_:)``, ``CredentialError/notFound(_:)``,
+    ///   ``CredentialError/storage(_:)``.
+    public static func setDefault(_ credential: Credential?) throws {
+        if let credential { _ = try credential.checked { $0 } }
+        let storage = credential?.storage ?? tokenStorage
+        let previous = try storage.defaultTokenID()
+        guard previous != credential?.id else { return }
+        try storage.setDefaultTokenID(credential?.id)
+        CredentialCoordinator.shared.postDefaultChanged(credential)
+    }
+
+    /// Every stored token id (empty when the storage cannot be read).
+    public static var allIDs: [String] { (try? tokenStorage.allIDs()) ?? [] }
+
+    /// The credential with `id`, or `nil` when no such token is stored.
+    ///
+    /// - Parameters:
+    ///   - id: The token id.
+    ///   - prompt: The reason shown by a prompting context.
+    ///   - authenticationContext: Proofs for an access-controlled token.
+    /// - Returns: The one instance for that id.
+    /// - Throws: ``CredentialError/storage(_:)`` (``VaultError/interactionRequired`` without a proof).
+    public static func with(
+        id: String, prompt: String? = nil, authenticationContext: (any AuthenticationContext)? = nil
+    ) throws -> Credential? {
+        let storage = tokenStorage
+        if let existing = CredentialCoordinator.shared.existing(id, in: storage) { return existing }
+        guard let metadata = try storage.metadata(id: id) else { return nil }
+        return try load(metadata, from: storage, prompt: prompt, context: authenticationContext)
+    }
+
+    /// The credentials whose metadata (id, tags, ID-token claims) matches `expression`.
+    ///
+    /// Filtering needs no proof. Opening each match's token may: a match that cannot be opened
+    /// fails the whole call (``VaultError/interactionRequired``), never gives a shorter list.
+    /// - Parameters:
+    ///   - expression: The filter.
+    ///   - prompt: The reason shown by a prompting context.
+    ///   - authenticationContext: Proofs for access-controlled matches.
+    /// - Returns: The matching credentials.
+    /// - Throws: ``CredentialError/storage(_:)``.
+    public static func find(
+        where expression: @Sendable (Token.Metadata) -> Bool, prompt: String? = nil,
+        authenticationContext: (any AuthenticationContext)? = nil
+    ) throws -> [Credential] {
+        let storage = tokenStorage
+        return try storage.allMetadata().filter(expression).map { metadata in
+            if let existing = CredentialCoordinator.shared.existing(metadata.id, in: storage) { return existing }
+            return try load(metadata, from: storage, prompt: prompt, context: authenticationContext)
+        }
+    }
+
+    /// How long before expiry ``refreshIfNeeded(graceInterval:)`` refreshes: 300 s by default.
+    public static var refreshGraceInterval: TimeInterval {
+        get { CredentialCoordinator.shared.refreshGraceInterval }
+        set { CredentialCoordinator.shared.refreshGraceInterval = newValue }
+    }
+
+    private static func load(
+        _ metadata: Token.Metadata, from storage: any TokenStorage, prompt: String?,
+        context: (any AuthenticationContext)?
+    ) throws -> Credential {
+        guard
+            let token = try storage.token(id: metadata.id, prompt: prompt, authenticationContext: context)
+        else { throw CredentialError.notFound(metadata.id) }
+        return CredentialCoordinator.shared.instance(
+            token: token, metadata: metadata, storage: storage, context: context)
+    }
+}

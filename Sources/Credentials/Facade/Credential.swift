@@ -1,0 +1,92 @@
+import Foundation
+import OAuth2
+import Synchronization
+import VaultCore
+
+/// A stored token and what can be done with it: the library's main entry point for apps.
+///
+/// There is one instance per stored id in a process; ``with(id:prompt:authenticationContext:)``,
+/// ``default`` and ``find(where:prompt:authenticationContext:)`` all return it. Thread-safe.
+///
+/// ```swift
+/// try Credential.use(vault)
+/// let credential = try Credential.store(token, tags: ["displayName": "My User"])
+/// if let credential = Credential.default { ... }
+/// ```
+public final class Credential: Sendable, Identifiable, Equatable {
+    struct State {
+        var token: Token
+        var metadata: Token.Metadata
+        var removed = false
+    }
+
+    /// The token's id (stable across refreshes).
+    public let id: String
+    /// The storage the token lives in.
+    let storage: any TokenStorage
+    /// The context for reading the token back in this process.
+    let authenticationContext: (any AuthenticationContext)?
+    private let state: Mutex<State>
+
+    init(token: Token, metadata: Token.Metadata, storage: any TokenStorage, context: (any AuthenticationContext)?) {
+        id = token.id
+        self.storage = storage
+        authenticationContext = context
+        state = Mutex(State(token: token, metadata: metadata))
+    }
+
+    /// The current token.
+    public var token: Token { state.withLock { $0.token } }
+
+    /// The app's tags.
+    public var tags: [String: String] { state.withLock { $0.metadata.tags } }
+
+    /// The metadata `find(where:)` sees: id, tags, ID-token claims.
+    public var metadata: Token.Metadata { state.withLock { $0.metadata } }
+
+    /// Replaces the tags, persistently. Needs no proof, even for access-controlled tokens.
+    ///
+    /// - Parameter tags: The new tags.
+    /// - Throws: ``CredentialError/removed(_:)``, ``CredentialError/storage(_:)``.
+    public func setTags(_ tags: [String: String]) throws {
+        let current = try checked { $0.metadata }
+        let updated = Token.Metadata(id: id, tags: tags, claims: current.claims)
+        try storage.setMetadata(updated)
+        state.withLock { $0.metadata = updated }
+    }
+
+    /// Removes the token from storage, locally (no network; revoke first to end it at the server).
+    /// If it was the default there is no default afterwards. Later calls on this instance fail with
+    /// ``CredentialError/removed(_:)``.
+    ///
+    /// - Throws: ``CredentialError/removed(_:)`` if already removed, ``CredentialError/storage(_:)``.
+    public func remove() throws {
+        _ = try checked { $0 }
+        let wasDefault = try storage.remove(id: id)
+        state.withLock { $0.removed = true }
+        CredentialCoordinator.shared.forget(self)
+        if wasDefault { CredentialCoordinator.shared.postDefaultChanged(nil) }
+    }
+
+    /// Whether ``remove()`` was called.
+    public var isRemoved: Bool { state.withLock { $0.removed } }
+
+    /// Identity: one instance per id.
+    public static func == (lhs: Credential, rhs: Credential) -> Bool { lhs === rhs }
+
+    /// Replaces the in-memory token and metadata (after a refresh was persisted).
+    func update(token: Token, metadata: Token.Metadata) {
+        state.withLock { state in
+            state.token = token
+            state.metadata = metadata
+        }
+    }
+
+    /// Reads the state, failing for a removed credential.
+    func checked<Result>(_ body: (State) -> Result) throws -> Result {
+        try state.withLock { state in
+            guard !state.removed else { throw CredentialError.removed(id) }
+            return body(state)
+        }
+    }
+}

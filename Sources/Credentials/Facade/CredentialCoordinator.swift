@@ -1,0 +1,68 @@
+import Foundation
+import OAuth2
+import Synchronization
+import VaultCore
+
+/// The process-wide state behind `Credential`'s static API: the storage in use and the one
+/// `Credential` instance per stored id, so state never forks between copies.
+final class CredentialCoordinator: Sendable {
+    static let shared = CredentialCoordinator()
+
+    private struct State {
+        var storage: any TokenStorage = InMemoryTokenStorage()
+        var instances: [String: Credential] = [:]
+        var refreshGraceInterval: TimeInterval = 300
+    }
+
+    private let state = Mutex(State())
+
+    var storage: any TokenStorage {
+        get { state.withLock { $0.storage } }
+        set {
+            state.withLock { state in
+                state.storage = newValue
+                state.instances = [:]
+            }
+        }
+    }
+
+    var refreshGraceInterval: TimeInterval {
+        get { state.withLock { $0.refreshGraceInterval } }
+        set { state.withLock { $0.refreshGraceInterval = newValue } }
+    }
+
+    /// The instance for `id` if one exists for the current storage.
+    func existing(_ id: String, in storage: any TokenStorage) -> Credential? {
+        state.withLock { state in
+            guard let credential = state.instances[id], credential.storage as AnyObject === storage as AnyObject else {
+                return nil
+            }
+            return credential
+        }
+    }
+
+    /// The one instance for a token: the existing one, or a new one registered now.
+    func instance(
+        token: Token, metadata: Token.Metadata, storage: any TokenStorage, context: (any AuthenticationContext)?
+    ) -> Credential {
+        state.withLock { state in
+            if let credential = state.instances[token.id], credential.storage as AnyObject === storage as AnyObject {
+                return credential
+            }
+            let credential = Credential(token: token, metadata: metadata, storage: storage, context: context)
+            if state.storage as AnyObject === storage as AnyObject { state.instances[token.id] = credential }
+            return credential
+        }
+    }
+
+    func forget(_ credential: Credential) {
+        state.withLock { state in
+            if state.instances[credential.id] === credential { state.instances[credential.id] = nil }
+        }
+    }
+
+    /// Posts `.defaultCredentialChanged` (synchronously, on the calling thread).
+    func postDefaultChanged(_ credential: Credential?) {
+        NotificationCenter.default.post(name: .defaultCredentialChanged, object: credential)
+    }
+}

@@ -1,0 +1,90 @@
+import OAuth2
+import Synchronization
+import VaultCore
+
+/// Tokens in memory only: the default storage until an app calls `Credential.use(_:)`, and the
+/// storage for tests. Passes the same conformance suite as ``VaultTokenStorage``.
+///
+/// It encrypts nothing and enforces no policy, so it refuses every security option other than the
+/// default (`afterFirstUnlock`, no group, no access control) with
+/// ``VaultError/unsupportedPolicy(_:)`` rather than store a token with less protection than asked.
+public final class InMemoryTokenStorage: TokenStorage {
+    private struct Entry {
+        var token: Token
+        var metadata: Token.Metadata
+    }
+
+    private struct State {
+        var entries: [String: Entry] = [:]
+        var order: [String] = []
+        var defaultID: String?
+    }
+
+    private let state = Mutex(State())
+
+    /// An empty storage.
+    public init() {}
+
+    public func defaultTokenID() throws -> String? { state.withLock { $0.defaultID } }
+
+    public func setDefaultTokenID(_ id: String?) throws {
+        try state.withLock { state in
+            if let id, state.entries[id] == nil { throw CredentialError.notFound(id) }
+            state.defaultID = id
+        }
+    }
+
+    public func allIDs() throws -> [String] { state.withLock { $0.order } }
+
+    public func add(token: Token, metadata: Token.Metadata, security: [Credential.Security]) throws -> Bool {
+        guard try Credential.Security.resolve(security).policy == .default else {
+            throw CredentialError.storage(
+                .unsupportedPolicy("in-memory token storage enforces no security options; use VaultTokenStorage"))
+        }
+        return try state.withLock { state in
+            guard state.entries[token.id] == nil else { throw CredentialError.alreadyExists(token.id) }
+            state.entries[token.id] = Entry(token: token, metadata: metadata)
+            state.order.append(token.id)
+            guard state.defaultID == nil else { return false }
+            state.defaultID = token.id
+            return true
+        }
+    }
+
+    public func replace(token: Token, metadata: Token.Metadata) throws {
+        try state.withLock { state in
+            guard state.entries[token.id] != nil else { throw CredentialError.notFound(token.id) }
+            state.entries[token.id] = Entry(token: token, metadata: metadata)
+        }
+    }
+
+    public func setMetadata(_ metadata: Token.Metadata) throws {
+        try state.withLock { state in
+            guard state.entries[metadata.id] != nil else { throw CredentialError.notFound(metadata.id) }
+            state.entries[metadata.id]?.metadata = metadata
+        }
+    }
+
+    public func remove(id: String) throws -> Bool {
+        state.withLock { state in
+            state.entries[id] = nil
+            state.order.removeAll { $0 == id }
+            guard state.defaultID == id else { return false }
+            state.defaultID = nil
+            return true
+        }
+    }
+
+    public func token(id: String, prompt: String?, authenticationContext: (any AuthenticationContext)?) throws -> Token?
+    {
+        state.withLock { $0.entries[id]?.token }
+    }
+
+    public func metadata(id: String) throws -> Token.Metadata? {
+        state.withLock { $0.entries[id]?.metadata }
+    }
+
+    public func allMetadata() throws -> [Token.Metadata] {
+        state.withLock { state in state.order.compactMap { state.entries[$0]?.metadata } }
+    }
+}

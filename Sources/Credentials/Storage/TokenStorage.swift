@@ -1,0 +1,37 @@
+import OAuth2
+import VaultCore
+
+/// Where `Credential` keeps tokens. Implementations throw ``CredentialError``.
+///
+/// Two ship with the library: ``VaultTokenStorage`` (the encrypted vault) and
+/// ``InMemoryTokenStorage`` (for tests); both pass the same conformance suite.
+public protocol TokenStorage: Sendable {
+    /// The default token's id, or `nil`.
+    func defaultTokenID() throws -> String?
+    /// Sets or clears the default token.
+    ///
+    /// - Parameter id: A stored id, or `nil`.
+    /// - Throws: ``CredentialError/notFound(_:)`` for an id that is not stored.
+    func setDefaultTokenID(_ id: String?) throws
+    /// Every stored token id this storage can see.
+    func allIDs() throws -> [String]
+    /// Stores a new token; it becomes the default, in the same step, when there is none.
+    ///
+    /// - Returns: Whether it became the default.
+    /// - Throws: ``CredentialError/alreadyExists(_:)`` when the id is stored.
+    func add(token: Token, metadata: Token.Metadata, security: [Credential.Security]) throws -> Bool
+    /// Replaces the stored token with the same id (after a refresh), with new metadata.
+    func replace(token: Token, metadata: Token.Metadata) throws
+    /// Replaces a token's metadata (tags); never needs a proof.
+    func setMetadata(_ metadata: Token.Metadata) throws
+    /// Removes a token; removing a missing id does nothing.
+    ///
+    /// - Returns: Whether it was the default (the default is then cleared, in the same step).
+    func remove(id: String) throws -> Bool
+    /// The stored token, asking `authenticationContext` for any proof it needs; `nil` when missing.
+    func token(id: String, prompt: String?, authenticationContext: (any AuthenticationContext)?) throws -> Token?
+    /// A token's metadata; `nil` when missing.
+    func metadata(id: String) throws -> Token.Metadata?
+    /// Every visible token's metadata: what `Credential.find(where:)` filters, without proofs.
+    func allMetadata() throws -> [Token.Metadata]
+}

@@ -1,0 +1,29 @@
+import Foundation
+
+/// Every error of the OAuth 2.0 layer. Never contains a token, secret or password.
+public enum OAuth2Error: Error, Equatable, Sendable, LocalizedError {
+    /// The server answered with an RFC 6749 §5.2 error body.
+    case server(error: String, description: String?, statusCode: Int)
+    /// The token lacks the kind needed (no refresh token to refresh with, say).
+    case missingToken(Token.Kind)
+    /// The server does not advertise the endpoint needed.
+    case missingEndpoint(String)
+    /// The server could not be reached, or did not answer in time.
+    case network(String)
+    /// The server's answer is not what the protocol says (not JSON, missing fields).
+    case invalidResponse(String)
+    /// A token or JWT that cannot be decoded.
+    case invalidToken(String)
+
+    public var errorDescription: String? {
+        switch self {
+        case .server(let error, let description, let status):
+            "The server refused the request (\(status) \(error)\(description.map { ": \($0)" } ?? ""))."
+        case .missingToken(let kind): "The credential has no \(kind.rawValue)."
+        case .missingEndpoint(let name): "The server does not advertise a \(name) endpoint."
+        case .network(let detail): "Network error: \(detail)."
+        case .invalidResponse(let detail): "Invalid server response: \(detail)."
+        case .invalidToken(let detail): "Invalid token: \(detail)."
+        }
+    }
+}

@@ -1,0 +1,218 @@
+import Foundation
+
+/// An OAuth 2.0 token set: access token, and the refresh token, ID token and device secret that came
+/// with it. Its description never shows a token.
+public struct Token: Codable, Sendable, Equatable, CustomStringConvertible {
+    /// Who issued the token and to which client: what a refresh or revoke needs.
+    public struct Context: Codable, Sendable, Hashable, CustomStringConvertible {
+        /// The issuer (its discovery documents live under it).
+        public let issuer: URL
+        /// The client the token was issued to.
+        public let clientID: String
+        /// The client secret of a confidential client; `nil` for a public client.
+        public let clientSecret: String?
+        /// The scopes asked for.
+        public let scopes: [String]
+
+        /// A context.
+        ///
+        /// - Parameters:
+        ///   - issuer: The issuer URL.
+        ///   - clientID: The client id.
+        ///   - clientSecret: The client secret of a confidential client.
+        ///   - scopes: The scopes asked for.
+        public init(issuer: URL, clientID: String, clientSecret: String? = nil, scopes: [String] = []) {
+            self.issuer = issuer
+            self.clientID = clientID
+            self.clientSecret = clientSecret
+            self.scopes = scopes
+        }
+
+        /// Issuer and client, never the secret.
+        public var description: String {
+            "Context(issuer: \(issuer.absoluteString), clientID: \(clientID)\(clientSecret == nil ? "" : ", clientSecret: redacted"))"
+        }
+    }
+
+    /// The kinds of token in a token set.
+    public enum Kind: String, Codable, Sendable, CaseIterable {
+        case accessToken, refreshToken, idToken, deviceSecret
+
+        /// The RFC 7009 / RFC 7662 `token_type_hint` for this kind.
+        public var typeHint: String {
+            switch self {
+            case .accessToken: "access_token"
+            case .refreshToken: "refresh_token"
+            case .idToken: "id_token"
+            case .deviceSecret: "device_secret"
+            }
+        }
+    }
+
+    /// Locally generated, stable across refreshes.
+    public let id: String
+    /// `Bearer` or `DPoP`.
+    public let tokenType: String
+    /// The access token.
+    public let accessToken: String
+    /// The refresh token, if any.
+    public let refreshToken: String?
+    /// The ID token, if any.
+    public let idToken: JWT?
+    /// The device secret (OIDC native SSO), if any.
+    public let deviceSecret: String?
+    /// The granted scopes, when the server says.
+    public let scope: [String]?
+    /// When the token response was received.
+    public let issuedAt: Date
+    /// The access token's lifetime in seconds from ``issuedAt``.
+    public let expiresIn: TimeInterval
+    /// Who issued it and to which client.
+    public let context: Context
+
+    /// When the access token expires.
+    public var expiresAt: Date { issuedAt.addingTimeInterval(expiresIn) }
+
+    /// Decodes an OAuth 2.0 token endpoint response (RFC 6749 §5.1).
+    ///
+    /// `expires_in` may be a number or a numeric string; when absent, the access token's own
+    /// `exp` is used if it is a JWT, else the lifetime is unknown and taken as zero (so the token
+    /// counts as expired and is refreshed before use).
+    /// - Parameters:
+    ///   - response: The response body.
+    ///   - context: The issuer and client the token is for.
+    ///   - issuedAt: When the response was received.
+    /// - Throws: ``OAuth2Error/server(error:description:statusCode:)`` for an error body,
+    ///   ``OAuth2Error/invalidResponse(_:)`` for anything that is not a token response,
+    ///   ``OAuth2Error/invalidToken(_:)`` for a malformed ID token.
+    public init(response: Data, context: Context, issuedAt: Date = Date()) throws {
+        guard case .object(let json)? = try? JSONDecoder().decode(JSONValue.self, from: response) else {
+            throw OAuth2Error.invalidResponse("the token response is not a JSON object")
+        }
+        if let error = json["error"]?.stringValue {
+            throw OAuth2Error.server(
+                error: error, description: json["error_description"]?.stringValue, statusCode: 200)
+        }
+        guard let accessToken = json["access_token"]?.stringValue, !accessToken.isEmpty else {
+            throw OAuth2Error.invalidResponse("the token response has no access_token")
+        }
+        guard let tokenType = json["token_type"]?.stringValue else {
+            throw OAuth2Error.invalidResponse("the token response has no token_type")
+        }
+        let lifetime: TimeInterval
+        switch json["expires_in"] {
+        case .number(let seconds)?: lifetime = seconds
+        case .string(let text)?:
+            guard let seconds = TimeInterval(text) else {
+                throw OAuth2Error.invalidResponse("expires_in is not a number")
+            }
+            lifetime = seconds
+        case nil, .null?:
+            lifetime = (try? JWT(accessToken)).flatMap(\.expirationTime).map { $0.timeIntervalSince(issuedAt) } ?? 0
+        default: throw OAuth2Error.invalidResponse("expires_in is not a number")
+        }
+        self.init(
+            id: UUID().uuidString, tokenType: tokenType, accessToken: accessToken,
+            refreshToken: json["refresh_token"]?.stringValue,
+            idToken: try json["id_token"]?.stringValue.map(JWT.init),
+            deviceSecret: json["device_secret"]?.stringValue,
+            scope: json["scope"]?.stringValue.map { $0.split(separator: " ").map(String.init) },
+            issuedAt: issuedAt, expiresIn: lifetime, context: context)
+    }
+
+    /// A token from its parts (for storage and refresh merging).
+    ///
+    /// - Parameters:
+    ///   - id: The local id.
+    ///   - tokenType: `Bearer` or `DPoP`.
+    ///   - accessToken: The access token.
+    ///   - refreshToken: The refresh token.
+    ///   - idToken: The ID token.
+    ///   - deviceSecret: The device secret.
+    ///   - scope: The granted scopes.
+    ///   - issuedAt: When it was issued.
+    ///   - expiresIn: The access token's lifetime.
+    ///   - context: Issuer and client.
+    public init(
+        id: String, tokenType: String, accessToken: String, refreshToken: String?, idToken: JWT?,
+        deviceSecret: String?, scope: [String]?, issuedAt: Date, expiresIn: TimeInterval, context: Context
+    ) {
+        self.id = id
+        self.tokenType = tokenType
+        self.accessToken = accessToken
+        self.refreshToken = refreshToken
+        self.idToken = idToken
+        self.deviceSecret = deviceSecret
+        self.scope = scope
+        self.issuedAt = issuedAt
+        self.expiresIn = expiresIn
+        self.context = context
+    }
+
+    /// The value of one kind of token in this set, if present.
+    ///
+    /// - Parameter kind: Which token.
+    /// - Returns: Its string.
+    public func value(of kind: Kind) -> String? {
+        switch kind {
+        case .accessToken: accessToken
+        case .refreshToken: refreshToken
+        case .idToken: idToken?.rawValue
+        case .deviceSecret: deviceSecret
+        }
+    }
+
+    /// The id, type, expiry and which tokens are present; never a token.
+    public var description: String {
+        let present = Kind.allCases.filter { value(of: $0) != nil }.map(\.rawValue).joined(separator: ", ")
+        return "Token(id: \(id), type: \(tokenType), expiresAt: \(expiresAt), has: [\(present)], \(context))"
+    }
+}
+
+extension Token {
+    /// What ``Token/revoke`` style calls remove at the server.
+    public enum RevokeType: Sendable, Hashable {
+        /// The refresh token (which revokes the grant at most servers), then the access token.
+        case all
+        case accessToken
+        case refreshToken
+        case deviceSecret
+    }
+
+    /// What `Credential.find(where:)` sees: the id, the tags and the ID token's claims — never a
+    /// token string, so filtering needs no proof.
+    public struct Metadata: Sendable, Hashable, Codable, JSONClaimsContainer, CustomStringConvertible {
+        /// The token's id.
+        public let id: String
+        /// The app's tags.
+        public let tags: [String: String]
+        /// The ID token's claims (empty without an ID token).
+        public let claims: [String: JSONValue]
+
+        /// Metadata.
+        ///
+        /// - Parameters:
+        ///   - id: The token's id.
+        ///   - tags: The app's tags.
+        ///   - claims: The ID token's claims.
+        public init(id: String, tags: [String: String] = [:], claims: [String: JSONValue] = [:]) {
+            self.id = id
+            self.tags = tags
+            self.claims = claims
+        }
+
+        /// Metadata for a token: its id and ID-token claims with `tags`.
+        ///
+        /// - Parameters:
+        ///   - token: The token.
+        ///   - tags: The app's tags.
+        public init(token: Token, tags: [String: String]) {
+            self.init(id: token.id, tags: tags, claims: token.idToken?.claims ?? [:])
+        }
+
+        /// The id and tag names (tag values may identify a user, so they are left out).
+        public var description: String {
+            "Token.Metadata(id: \(id), tags: \(tags.keys.sorted()))"
+        }
+    }
+}

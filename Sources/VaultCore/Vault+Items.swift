@@ -1,0 +1,117 @@
+import Foundation
+import VaultCrypto
+import VaultStorage
+
+/// Sealing and opening item records (key-value items and tokens) under their policy's keys.
+extension Vault {
+    /// What to write into an item record.
+    struct ItemContent {
+        let name: String
+        let metadata: [UInt8]
+        /// The new value, or `nil` to keep the existing record's value (and its access control).
+        let value: [UInt8]?
+    }
+
+    /// Seals and writes one item with its policy's domain key, replacing `existing`.
+    func storeItem(
+        _ item: ItemContent, kind: RecordKind, lookup: [UInt8], policy: VaultPolicy, device: DeviceSecret?,
+        replacing existing: RecordRow?, existingGroups: [String?] = [], in transaction: inout RecordTransaction
+    ) throws {
+        let keys = transaction.keys
+        let domain = Domain(policy)
+        guard keys.isInScope(policy.accessGroup) else { throw Self.outOfScope }
+        if domain.accessibility.needsPasscode {
+            guard try KeySlot.all(in: transaction.db).contains(where: \.kind.usesPassphrase) else {
+                throw VaultError.unsupportedPolicy("whenPasscodeSetThisDeviceOnly needs a vault with a passphrase slot")
+            }
+        }
+        let id = existing?.id ?? SecureRandom.bytes(count: VaultFormat.idByteCount)
+        let content: ItemEnvelope.Content
+        if let value = item.value {
+            let factors = try FactorStore.records(in: transaction.db, keys: keys, vaultID: vaultID)
+            let requirement = try AccessRequirement.plan(domain.accessControl, enrolled: Set(factors.keys))
+            content =
+                try requirement.map {
+                    .accessControlled(
+                        try AccessControlledSecret.seal(
+                            value, requirement: $0, factors: factors, associatedData: innerAssociatedData(id)))
+                } ?? .value(value)
+        } else {
+            guard let existing else { throw VaultError.notFound("the item to update") }
+            let previous = try openItem(existing, groups: existingGroups, keys: keys)
+            guard previous.domain.accessControl == domain.accessControl else {
+                throw VaultError.unsupportedPolicy("changing access control needs the value (and so a proof)")
+            }
+            content = previous.envelope.content
+        }
+        let row = try RecordRow.seal(
+            ItemEnvelope(name: item.name, metadata: item.metadata, content: content).bytes, id: id, kind: kind,
+            lookup: lookup, domainID: keys.id(of: domain, device: device), policyCode: domain.policyCode,
+            version: (existing?.version ?? 0) + 1, key: try keys.key(for: domain, device: device), vaultID: vaultID)
+        if let existing {
+            try transaction.replace(existing, with: row)
+        } else {
+            try transaction.insert(row)
+        }
+        if let group = policy.accessGroup, keys.scope == nil {
+            try GroupDirectory.add(group, in: &transaction)
+        }
+    }
+
+    /// Opens an item row with the key of its domain, found among `groups` by the domain id the row
+    /// carries. The stored policy, not the caller's, governs reading.
+    ///
+    /// - Throws: ``VaultError/unavailableOnThisDevice`` for a device-bound item without this
+    ///   device's secret, ``VaultError/locked`` for a class whose keys are not held,
+    ///   ``VaultError/accessDenied(_:)`` outside a scoped unlock, ``VaultError/integrity(_:)``.
+    func openItem(_ row: RecordRow, groups: [String?], keys: KeyRing) throws -> (envelope: ItemEnvelope, domain: Domain)
+    {
+        let accessibility = try Domain(policyCode: row.policyCode, accessGroup: nil).accessibility
+        var device: DeviceSecret?
+        if accessibility.isDeviceBound {
+            guard let present = try deviceSecret(creating: false) else { throw VaultError.unavailableOnThisDevice }
+            device = present
+        }
+        let reachable = groups.filter(keys.isInScope)
+        guard !reachable.isEmpty else { throw Self.outOfScope }
+        for group in reachable {
+            let domain = try Domain(policyCode: row.policyCode, accessGroup: group)
+            guard safeCompare(row.domainID, keys.id(of: domain, device: device)) else { continue }
+            let envelope = try ItemEnvelope(
+                decoding: row.open(key: keys.key(for: domain, device: device), vaultID: vaultID))
+            return (envelope, domain)
+        }
+        if accessibility.isDeviceBound { throw VaultError.unavailableOnThisDevice }
+        if keys.scope != nil && reachable.count < groups.count { throw Self.outOfScope }
+        throw VaultError.integrity("a record's domain does not match its policy")
+    }
+
+    /// The value bytes of an opened envelope, rebuilding an access-controlled item key from proofs.
+    func itemValue(
+        of envelope: ItemEnvelope, recordID: [UInt8], keys: (AuthenticationFactor) throws -> FactorRecord.Keys?
+    ) throws -> [UInt8] {
+        switch envelope.content {
+        case .value(let bytes): bytes
+        case .accessControlled(let secret):
+            try secret.open(associatedData: innerAssociatedData(recordID), keys: keys)
+        }
+    }
+
+    /// The groups an item of unknown group may be in: the vault's own, and every listed group.
+    func candidateGroups(in db: SQLiteConnection, keys: KeyRing) throws -> [String?] {
+        if let scope = keys.scope { return Array(scope) }
+        return [nil] + (try GroupDirectory.groups(in: db, keys: keys, vaultID: vaultID)).sorted()
+    }
+
+    /// The row filed under `lookup`.
+    func row(lookup: [UInt8], in db: SQLiteConnection) throws -> RecordRow? {
+        try db.queryFirst(
+            "SELECT \(RecordRow.columns) FROM records WHERE lookup = ?", [.blob(lookup)], row: RecordRow.init)
+    }
+
+    static let outOfScope = VaultError.accessDenied("this unlock is scoped to other access groups")
+
+    private func innerAssociatedData(_ recordID: [UInt8]) -> [UInt8] {
+        Array("TVA1".utf8) + vaultID + recordID
+    }
+}

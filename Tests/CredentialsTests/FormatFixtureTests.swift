@@ -1,0 +1,32 @@
+import Foundation
+import TestSupport
+import Testing
+import TokenVault
+
+extension CredentialTests {
+    /// A vault written by format version 1 (`VaultTestWorker write-fixture`) must stay readable:
+    /// a later format change has to migrate it, not break it.
+    @Test func readsTheCommittedFormatVersion1Fixture() throws {
+        let scratch = TemporaryDirectory()
+        let url = try Fixtures.copy("format-v1.vault", to: scratch)
+        let keyFile = try Fixtures.copy("format-v1.key", to: scratch)
+        let vault = try Vault.open(at: url, unlock: .keyFile(keyFile))
+        let report = try vault.verify()
+        #expect(report.formatVersion == 1)
+        #expect(report.recordCount == 6)  // 3 items, 1 token, the group directory, the default pointer
+        #expect(report.authenticatedRecordCount == 6)
+        #expect(try vault.get(SecretKey<String>("api-key")) == "fixture-api-key")
+        #expect(try vault.get(SecretKey<Int>("counter")) == 42)
+        #expect(
+            try vault.get(SecretKey<String>("shared", policy: VaultPolicy(accessGroup: "com.example.fixture")))
+                == "group-value")
+
+        try Credential.use(vault)
+        let credential = try #require(try Credential.find { $0.tags["fixture"] == "yes" }.first)
+        #expect(credential.token.accessToken == "fixture-access-token")
+        #expect(credential.token.refreshToken == "fixture-refresh-token")
+        #expect(credential.token.idToken?.subject == "fixture@example.com")
+        #expect(credential.token.issuedAt == Date(timeIntervalSince1970: 1_800_000_000))
+        #expect(Credential.default === credential)
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import TestSupport
+import Testing
+import TokenVault
+
+/// One suite for every `TokenStorage`.
+@Suite struct TokenStorageConformanceTests {
+    let directory = TemporaryDirectory()
+
+    func add(_ token: Token, to storage: any TokenStorage, tags: [String: String] = [:]) throws -> Bool {
+        try storage.add(token: token, metadata: Token.Metadata(token: token, tags: tags), security: [])
+    }
+
+    @Test(arguments: StorageKind.all)
+    func theFirstTokenBecomesTheDefaultAtomically(kind: StorageKind) throws {
+        let storage = try kind.make(directory)
+        let first = TestTokens.token()
+        let second = TestTokens.token()
+        #expect(try storage.defaultTokenID() == nil)
+        #expect(try add(first, to: storage))
+        #expect(try !add(second, to: storage))
+        #expect(try storage.defaultTokenID() == first.id)
+        #expect(try storage.allIDs().sorted() == [first.id, second.id].sorted())
+        #expect(throws: CredentialError.alreadyExists(first.id)) { try add(first, to: storage) }
+    }
+
+    @Test(arguments: StorageKind.all)
+    func tokensAndMetadataRoundTrip(kind: StorageKind) throws {
+        let storage = try kind.make(directory)
+        let token = TestTokens.token(subject: "alice", roles: ["admin"])
+        _ = try add(token, to: storage, tags: ["service": "purchase"])
+        #expect(try storage.token(id: token.id, prompt: nil, authenticationContext: nil) == token)
+        let metadata = try #require(try storage.metadata(id: token.id))
+        #expect(metadata.tags == ["service": "purchase"])
+        #expect(metadata.subject == "alice")
+        #expect((metadata[.roles] as? [String]) == ["admin"])
+        #expect(try storage.allMetadata() == [metadata])
+        #expect(try storage.token(id: "missing", prompt: nil, authenticationContext: nil) == nil)
+        #expect(try storage.metadata(id: "missing") == nil)
+    }
+
+    @Test(arguments: StorageKind.all)
+    func replaceAndSetMetadataNeedAStoredID(kind: StorageKind) throws {
+        let storage = try kind.make(directory)
+        let token = TestTokens.token()
+        _ = try add(token, to: storage)
+        let refreshed = Token(
+            id: token.id, tokenType: "Bearer", accessToken: "new-access", refreshToken: "new-refresh",
+            idToken: token.idToken, deviceSecret: nil, scope: token.scope, issuedAt: Date(), expiresIn: 60,
+            context: token.context)
+        try storage.replace(token: refreshed, metadata: Token.Metadata(token: refreshed, tags: ["k": "v"]))
+        #expect(try storage.token(id: token.id, prompt: nil, authenticationContext: nil) == refreshed)
+        #expect(try storage.metadata(id: token.id)?.tags == ["k": "v"])
+        try storage.setMetadata(Token.Metadata(id: token.id, tags: ["k": "w"]))
+        #expect(try storage.metadata(id: token.id)?.tags == ["k": "w"])
+        #expect(try storage.token(id: token.id, prompt: nil, authenticationContext: nil) == refreshed)
+        let stranger = TestTokens.token()
+        #expect(throws: CredentialError.notFound(stranger.id)) {
+            try storage.replace(token: stranger, metadata: Token.Metadata(token: stranger, tags: [:]))
+        }
+        #expect(throws: CredentialError.notFound("nope")) { try storage.setMetadata(Token.Metadata(id: "nope")) }
+    }
+
+    @Test(arguments: StorageKind.all)
+    func removingTheDefaultLeavesNoDefault(kind: StorageKind) throws {
+        let storage = try kind.make(directory)
+        let first = TestTokens.token()
+        let second = TestTokens.token()
+        _ = try add(first, to: storage)
+        _ = try add(second, to: storage)
+        #expect(try !storage.remove(id: second.id))
+        #expect(try storage.defaultTokenID() == first.id)
+        _ = try add(second, to: storage)
+        #expect(try storage.remove(id: first.id))
+        #expect(try storage.defaultTokenID() == nil)  // no silent promotion
+        #expect(try !storage.remove(id: first.id))
+        #expect(throws: CredentialError.notFound(first.id)) { try storage.setDefaultTokenID(first.id) }
+        try storage.setDefaultTokenID(second.id)
+        #expect(try storage.defaultTokenID() == second.id)
+        try storage.setDefaultTokenID(nil)
+        #expect(try storage.defaultTokenID() == nil)
+        #expect(try storage.allIDs() == [second.id])
+    }
+
+    @Test(arguments: StorageKind.all)
+    func contradictorySecurityOptionsAreRefused(kind: StorageKind) throws {
+        let storage = try kind.make(directory)
+        let token = TestTokens.token()
+        #expect(throws: CredentialError.invalidSecurityOptions("accessibility is given twice with different values")) {
+            try storage.add(
+                token: token, metadata: Token.Metadata(token: token, tags: [:]),
+                security: [.accessibility(.whenUnlocked), .accessibility(.afterFirstUnlock)])
+        }
+        #expect(try storage.allIDs().isEmpty)
+    }
+}
+
+@Suite struct InMemoryTokenStorageTests {
+    @Test func optionsItCannotEnforceAreRefused() {
+        let storage = InMemoryTokenStorage()
+        let token = TestTokens.token()
+        for option: Credential.Security in [
+            .accessibility(.whenUnlocked), .accessGroup("g"), .accessControl(.userPresence),
+        ] {
+            #expect(throws: CredentialError.self) {
+                try storage.add(token: token, metadata: Token.Metadata(token: token, tags: [:]), security: [option])
+            }
+        }
+        #expect((try? storage.allIDs()) == [])
+    }
+}
