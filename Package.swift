@@ -21,7 +21,7 @@ let package = Package(
         .target(name: "VaultCrypto", dependencies: ["CSodium"]),
         .target(name: "VaultStorage", dependencies: ["CSQLite"]),
         .target(name: "VaultCore", dependencies: ["VaultCrypto", "VaultStorage"]),
-        .target(name: "OAuth2"),
+        .target(name: "OAuth2", dependencies: ["VaultCrypto"]),
         .target(name: "Credentials", dependencies: ["VaultCore", "OAuth2"]),
         .target(name: "TokenVault", dependencies: ["VaultCrypto", "VaultCore", "OAuth2", "Credentials"]),
         .executableTarget(name: "TokenVaultDemo", dependencies: ["TokenVault"]),

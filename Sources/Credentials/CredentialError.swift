@@ -19,6 +19,8 @@ public enum CredentialError: Error, Equatable, Sendable, LocalizedError {
     case invalidSecurityOptions(String)
     /// A stored token or its metadata does not decode.
     case corruptRecord(String)
+    /// Even freshly renewed tokens live shorter than the minimum lifetime asked for.
+    case minTTLTooLarge(Int)
 
     public var errorDescription: String? {
         switch self {
@@ -29,6 +31,7 @@ public enum CredentialError: Error, Equatable, Sendable, LocalizedError {
         case .removed(let id): "The credential \(id) was removed."
         case .invalidSecurityOptions(let detail): "Invalid security options: \(detail)."
         case .corruptRecord(let detail): "A stored token is unreadable: \(detail)."
+        case .minTTLTooLarge(let seconds): "The server issues tokens that live shorter than \(seconds) s."
         }
     }
 
@@ -36,12 +39,25 @@ public enum CredentialError: Error, Equatable, Sendable, LocalizedError {
     static func translating<Result>(_ body: () throws -> Result) throws -> Result {
         do {
             return try body()
-        } catch let error as CredentialError {
-            throw error
-        } catch let error as VaultError {
-            throw CredentialError.storage(error)
-        } catch let error as OAuth2Error {
-            throw CredentialError.oauth2(error)
+        } catch {
+            throw translated(error)
+        }
+    }
+
+    /// Runs `body`, keeping lower-layer errors as the cause.
+    static func translating<Result>(_ body: () async throws -> Result) async throws -> Result {
+        do {
+            return try await body()
+        } catch {
+            throw translated(error)
+        }
+    }
+
+    private static func translated(_ error: any Error) -> any Error {
+        switch error {
+        case let error as VaultError: CredentialError.storage(error)
+        case let error as OAuth2Error: CredentialError.oauth2(error)
+        default: error
         }
     }
 }

@@ -126,6 +126,13 @@ extension Credential {
         set { CredentialCoordinator.shared.refreshGraceInterval = newValue }
     }
 
+    /// How long one request to the authorization server may take, for credentials made from now
+    /// on: 30 s by default.
+    public static var requestTimeout: TimeInterval {
+        get { CredentialCoordinator.shared.requestTimeout }
+        set { CredentialCoordinator.shared.requestTimeout = newValue }
+    }
+
     private static func load(
         _ metadata: Token.Metadata, from storage: any TokenStorage, prompt: String?,
         context: (any AuthenticationContext)?

@@ -26,13 +26,29 @@ public final class Credential: Sendable, Identifiable, Equatable {
     let storage: any TokenStorage
     /// The context for reading the token back in this process.
     let authenticationContext: (any AuthenticationContext)?
+    /// The client for the token's issuer and client id.
+    public let oauth2: OAuth2Client
     private let state: Mutex<State>
+    /// The refresh in flight, which every concurrent caller joins.
+    let refreshFlight = Mutex<Task<Token, any Error>?>(nil)
+    /// The automatic refresh loop, when started.
+    let automaticRefresh = Mutex<Task<Void, Never>?>(nil)
 
-    init(token: Token, metadata: Token.Metadata, storage: any TokenStorage, context: (any AuthenticationContext)?) {
+    init(
+        token: Token, metadata: Token.Metadata, storage: any TokenStorage, context: (any AuthenticationContext)?,
+        requestTimeout: TimeInterval
+    ) {
         id = token.id
         self.storage = storage
         authenticationContext = context
+        oauth2 = OAuth2Client(
+            issuer: token.context.issuer, clientID: token.context.clientID, clientSecret: token.context.clientSecret,
+            scopes: token.context.scopes, requestTimeout: requestTimeout)
         state = Mutex(State(token: token, metadata: metadata))
+    }
+
+    deinit {
+        automaticRefresh.withLock { $0?.cancel() }
     }
 
     /// The current token.
@@ -64,6 +80,7 @@ public final class Credential: Sendable, Identifiable, Equatable {
         _ = try checked { $0 }
         let wasDefault = try storage.remove(id: id)
         state.withLock { $0.removed = true }
+        stopAutomaticRefresh()
         CredentialCoordinator.shared.forget(self)
         if wasDefault { CredentialCoordinator.shared.postDefaultChanged(nil) }
     }

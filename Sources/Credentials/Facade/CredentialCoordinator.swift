@@ -12,6 +12,7 @@ final class CredentialCoordinator: Sendable {
         var storage: any TokenStorage = InMemoryTokenStorage()
         var instances: [String: Credential] = [:]
         var refreshGraceInterval: TimeInterval = 300
+        var requestTimeout: TimeInterval = 30
     }
 
     private let state = Mutex(State())
@@ -29,6 +30,11 @@ final class CredentialCoordinator: Sendable {
     var refreshGraceInterval: TimeInterval {
         get { state.withLock { $0.refreshGraceInterval } }
         set { state.withLock { $0.refreshGraceInterval = newValue } }
+    }
+
+    var requestTimeout: TimeInterval {
+        get { state.withLock { $0.requestTimeout } }
+        set { state.withLock { $0.requestTimeout = newValue } }
     }
 
     /// The instance for `id` if one exists for the current storage.
@@ -49,7 +55,9 @@ final class CredentialCoordinator: Sendable {
             if let credential = state.instances[token.id], credential.storage as AnyObject === storage as AnyObject {
                 return credential
             }
-            let credential = Credential(token: token, metadata: metadata, storage: storage, context: context)
+            let credential = Credential(
+                token: token, metadata: metadata, storage: storage, context: context,
+                requestTimeout: state.requestTimeout)
             if state.storage as AnyObject === storage as AnyObject { state.instances[token.id] = credential }
             return credential
         }

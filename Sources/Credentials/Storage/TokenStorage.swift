@@ -1,3 +1,4 @@
+import Foundation
 import OAuth2
 import VaultCore
 
@@ -34,4 +35,19 @@ public protocol TokenStorage: Sendable {
     func metadata(id: String) throws -> Token.Metadata?
     /// Every visible token's metadata: what `Credential.find(where:)` filters, without proofs.
     func allMetadata() throws -> [Token.Metadata]
+    /// Takes the lease that lets one caller at a time refresh token `id`, across every process
+    /// sharing the storage. Storages no other process can see take it at once.
+    ///
+    /// - Returns: Whether `owner` holds the lease now.
+    func acquireRefreshLease(id: String, owner: String, duration: TimeInterval) throws -> Bool
+    /// Releases the refresh lease of token `id` if `owner` holds it.
+    func releaseRefreshLease(id: String, owner: String) throws
+}
+
+extension TokenStorage {
+    /// A storage only this process sees needs no lease: the in-process single flight suffices.
+    public func acquireRefreshLease(id: String, owner: String, duration: TimeInterval) throws -> Bool { true }
+
+    /// Nothing to release.
+    public func releaseRefreshLease(id: String, owner: String) throws {}
 }

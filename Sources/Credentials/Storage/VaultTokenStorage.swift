@@ -78,6 +78,14 @@ public final class VaultTokenStorage: TokenStorage {
         }
     }
 
+    public func acquireRefreshLease(id: String, owner: String, duration: TimeInterval) throws -> Bool {
+        try translating { try vault.acquireLease("refresh " + id, owner: owner, duration: duration) }
+    }
+
+    public func releaseRefreshLease(id: String, owner: String) throws {
+        try translating { try vault.releaseLease("refresh " + id, owner: owner) }
+    }
+
     // MARK: Encoding
 
     /// A versioned wrapper, so later encodings can migrate what this one wrote.

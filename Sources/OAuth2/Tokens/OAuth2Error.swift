@@ -2,7 +2,7 @@ import Foundation
 
 /// Every error of the OAuth 2.0 layer. Never contains a token, secret or password.
 public enum OAuth2Error: Error, Equatable, Sendable, LocalizedError {
-    /// The server answered with an RFC 6749 §5.2 error body.
+    /// The server answered with an RFC 6749 §5.2 error body (or a Bearer challenge's error).
     case server(error: String, description: String?, statusCode: Int)
     /// The token lacks the kind needed (no refresh token to refresh with, say).
     case missingToken(Token.Kind)
@@ -12,6 +12,8 @@ public enum OAuth2Error: Error, Equatable, Sendable, LocalizedError {
     case network(String)
     /// The server's answer is not what the protocol says (not JSON, missing fields).
     case invalidResponse(String)
+    /// The server answered with an HTTP error status and no OAuth error body (a 500 page, say).
+    case unexpectedStatus(Int)
     /// A token or JWT that cannot be decoded.
     case invalidToken(String)
 
@@ -23,6 +25,7 @@ public enum OAuth2Error: Error, Equatable, Sendable, LocalizedError {
         case .missingEndpoint(let name): "The server does not advertise a \(name) endpoint."
         case .network(let detail): "Network error: \(detail)."
         case .invalidResponse(let detail): "Invalid server response: \(detail)."
+        case .unexpectedStatus(let status): "The server answered with HTTP status \(status)."
         case .invalidToken(let detail): "Invalid token: \(detail)."
         }
     }

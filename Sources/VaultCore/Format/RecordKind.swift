@@ -10,6 +10,8 @@ enum RecordKind: UInt8, CaseIterable {
     case token = 4
     /// The id of the default token (sealed with the metadata key).
     case defaultToken = 5
+    /// A cross-process lease, such as the one a token refresh holds (sealed with the metadata key).
+    case lease = 6
 
     /// Rows sealed with the vault's metadata key rather than a policy domain's key.
     var isMetadata: Bool { self != .keyValueItem && self != .token }

@@ -1,0 +1,73 @@
+import Foundation
+import OAuth2
+
+extension Credential {
+    /// Keeps the token fresh in the background: refreshes `graceInterval` before expiry, retries
+    /// transient failures with exponential backoff and full jitter (1 s doubling to 5 min), and
+    /// stops for good on `invalid_grant` (a revoked or replayed grant: sign in again) or when the
+    /// credential is removed. Every failure is posted as `.credentialRefreshFailed`.
+    ///
+    /// - Parameters:
+    ///   - graceInterval: How early to refresh; ``refreshGraceInterval`` by default.
+    ///   - sleep: Waits between attempts; tests pass one that does not really sleep.
+    ///   - random: A number in 0..<1 for the jitter.
+    public func startAutomaticRefresh(
+        graceInterval: TimeInterval = Credential.refreshGraceInterval,
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+    ) {
+        let task = Task { [weak self] in
+            var failures = 0
+            while !Task.isCancelled {
+                guard let self, let token = try? self.checked({ $0.token }) else { return }
+                let wait =
+                    failures == 0
+                    ? max(Self.minimumAutomaticWait, token.expiresAt.timeIntervalSinceNow - graceInterval)
+                    : Self.backoff(afterFailures: failures, random: random())
+                do {
+                    try await sleep(.milliseconds(Int(wait * 1000)))
+                } catch {
+                    return  // cancelled
+                }
+                do {
+                    try await self.refreshIfNeeded(graceInterval: graceInterval)
+                    failures = 0
+                } catch CredentialError.oauth2(.server(error: "invalid_grant", _, _)) {
+                    return
+                } catch CredentialError.removed {
+                    return
+                } catch {
+                    failures += 1
+                }
+            }
+        }
+        automaticRefresh.withLock { previous in
+            previous?.cancel()
+            previous = task
+        }
+    }
+
+    /// Stops the automatic refresh, if running.
+    public func stopAutomaticRefresh() {
+        automaticRefresh.withLock { task in
+            task?.cancel()
+            task = nil
+        }
+    }
+
+    /// Whether the automatic refresh loop is running (it ends by itself on `invalid_grant`).
+    public var isRefreshingAutomatically: Bool {
+        automaticRefresh.withLock { task in task.map { !$0.isCancelled } ?? false }
+    }
+
+    /// The shortest wait between scheduled refreshes, so a grace longer than the token's lifetime
+    /// cannot make the loop spin.
+    static let minimumAutomaticWait: TimeInterval = 5
+
+    /// Full jitter over an exponential ceiling: `random * min(300, 2^(failures-1))` seconds, at least
+    /// 0.5 s.
+    static func backoff(afterFailures failures: Int, random: Double) -> TimeInterval {
+        let ceiling = min(300, pow(2, Double(failures - 1)))
+        return max(0.5, ceiling * random)
+    }
+}

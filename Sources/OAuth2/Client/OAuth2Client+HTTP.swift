@@ -1,0 +1,103 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension OAuth2Client {
+    /// POSTs a form, with client authentication.
+    func post(_ url: URL, form: [(String, String)]) async throws -> (Data, HTTPURLResponse) {
+        var fields = form
+        var request = URLRequest(url: url, timeoutInterval: requestTimeout)
+        request.httpMethod = "POST"
+        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        switch (clientSecret, clientAuthentication) {
+        case (nil, _):
+            fields.append(("client_id", clientID))
+        case (let secret?, .basic):
+            let credentials = "\(Self.formEncode(clientID)):\(Self.formEncode(secret))"
+            request.setValue(
+                "Basic \(Data(credentials.utf8).base64EncodedString())", forHTTPHeaderField: "Authorization")
+        case (let secret?, .post):
+            fields += [("client_id", clientID), ("client_secret", secret)]
+        }
+        request.httpBody = Data(
+            fields.map { "\(Self.formEncode($0))=\(Self.formEncode($1))" }.joined(separator: "&").utf8)
+        return try await send(request)
+    }
+
+    /// GETs a resource, with a bearer token when given.
+    func get(_ url: URL, bearer: String?) async throws -> (Data, HTTPURLResponse) {
+        var request = URLRequest(url: url, timeoutInterval: requestTimeout)
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
+        return try await send(request)
+    }
+
+    /// Sends a request; transport failures become ``OAuth2Error/network(_:)`` and non-2xx answers
+    /// become ``OAuth2Error/server(error:description:statusCode:)`` (an RFC 6749 §5.2 body, or a
+    /// `WWW-Authenticate` error) or ``OAuth2Error/unexpectedStatus(_:)``.
+    private func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await session.data(for: request)
+        } catch let error as URLError {
+            throw OAuth2Error.network(Self.describe(error))
+        } catch {
+            throw OAuth2Error.network(error.localizedDescription)
+        }
+        guard let http = response as? HTTPURLResponse else {
+            throw OAuth2Error.invalidResponse("not an HTTP response")
+        }
+        guard (200..<300).contains(http.statusCode) else {
+            if case .object(let json)? = try? JSONDecoder().decode(JSONValue.self, from: data),
+                let error = json["error"]?.stringValue
+            {
+                throw OAuth2Error.server(
+                    error: error, description: json["error_description"]?.stringValue, statusCode: http.statusCode)
+            }
+            if let challenge = http.value(forHTTPHeaderField: "WWW-Authenticate"),
+                let error = Self.challengeError(challenge)
+            {
+                throw OAuth2Error.server(error: error, description: nil, statusCode: http.statusCode)
+            }
+            throw OAuth2Error.unexpectedStatus(http.statusCode)
+        }
+        return (data, http)
+    }
+
+    /// The body as a JSON object, or ``OAuth2Error/invalidResponse(_:)``.
+    func jsonObject(from response: (Data, HTTPURLResponse)) throws -> [String: JSONValue] {
+        guard case .object(let json)? = try? JSONDecoder().decode(JSONValue.self, from: response.0) else {
+            throw OAuth2Error.invalidResponse(
+                "the response from \(response.1.url?.path ?? "the server") is not a JSON object")
+        }
+        return json
+    }
+
+    /// `application/x-www-form-urlencoded` for one name or value: every byte but the unreserved
+    /// characters percent-encoded.
+    static func formEncode(_ text: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+
+    /// The `error` of a Bearer challenge (RFC 6750 §3).
+    static func challengeError(_ challenge: String) -> String? {
+        guard let range = challenge.range(of: "error=\"") else { return nil }
+        let rest = challenge[range.upperBound...]
+        return rest.firstIndex(of: "\"").map { String(rest[..<$0]) }
+    }
+
+    private static func describe(_ error: URLError) -> String {
+        switch error.code {
+        case .timedOut: "the request timed out"
+        case .cannotConnectToHost, .networkConnectionLost, .cannotFindHost:
+            "cannot connect to the server (\(error.failingURL?.host ?? "?"))"
+        default: error.localizedDescription
+        }
+    }
+}

@@ -1,0 +1,196 @@
+import Foundation
+import Synchronization
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The local Django OAuth Toolkit server (`Tests/AuthorizationServer`), one per test that needs
+/// specific settings, on 127.0.0.1 and a free port, stopped by its own PID.
+public final class AuthorizationServer: Sendable {
+    /// Server settings that Django reads at start: a different lifetime means another server.
+    public struct Settings: Sendable, Hashable {
+        public var accessTokenLifetime: Int
+        public var rotateRefreshTokens: Bool
+        public var reuseProtection: Bool
+        public var gracePeriod: Int
+
+        /// Settings.
+        ///
+        /// - Parameters:
+        ///   - accessTokenLifetime: Seconds an access token lives.
+        ///   - rotateRefreshTokens: Whether a refresh issues a new refresh token.
+        ///   - reuseProtection: Whether replaying a rotated refresh token revokes the whole family.
+        ///   - gracePeriod: Seconds a rotated refresh token still works.
+        public init(
+            accessTokenLifetime: Int = 3600, rotateRefreshTokens: Bool = true, reuseProtection: Bool = true,
+            gracePeriod: Int = 0
+        ) {
+            self.accessTokenLifetime = accessTokenLifetime
+            self.rotateRefreshTokens = rotateRefreshTokens
+            self.reuseProtection = reuseProtection
+            self.gracePeriod = gracePeriod
+        }
+    }
+
+    /// The repository root, found from this file's path.
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let stateDirectory = repository.appendingPathComponent(".build/auth-server")
+
+    /// Whether the server could be set up, and why not: `setup.sh` runs once per test process (it
+    /// is quick when `make test` already ran it).
+    public static let setup: Result<Void, SetupFailure> = {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [
+            repository.appendingPathComponent("Tests/AuthorizationServer/setup.sh").path, stateDirectory.path,
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        do {
+            try process.run()
+        } catch {
+            return .failure(SetupFailure(reason: "cannot run setup.sh: \(error)"))
+        }
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            let last = text.split(separator: "\n").last.map(String.init) ?? "exit \(process.terminationStatus)"
+            return .failure(SetupFailure(reason: last))
+        }
+        return .success(())
+    }()
+
+    /// Why the server is unavailable.
+    public struct SetupFailure: Error, CustomStringConvertible {
+        public let reason: String
+        public var description: String { "the local authorization server could not be set up: \(reason)" }
+    }
+
+    /// Whether integration tests can run (for `.enabled(if:)`).
+    public static var isAvailable: Bool { (try? setup.get()) != nil }
+
+    /// The issuer URL, `http://127.0.0.1:PORT`.
+    public let url: URL
+    /// How long the server took from launch to accepting connections.
+    public let startupTime: Duration
+    private let process: Mutex<Process?>
+
+    /// Starts a server with `settings` and waits until it accepts connections.
+    ///
+    /// - Parameter settings: Lifetimes, rotation, reuse protection, grace period.
+    /// - Throws: ``SetupFailure`` when it cannot be set up or does not start.
+    public init(_ settings: Settings = Settings()) throws {
+        try Self.setup.get()
+        let process = Process()
+        process.executableURL = Self.repository.appendingPathComponent(".venv/bin/python")
+        process.arguments = [
+            Self.repository.appendingPathComponent("Tests/AuthorizationServer/serve.py").path,
+            "--state", Self.stateDirectory.path,
+            "--access-token-lifetime", "\(settings.accessTokenLifetime)",
+            "--rotate-refresh-tokens", settings.rotateRefreshTokens ? "yes" : "no",
+            "--reuse-protection", settings.reuseProtection ? "yes" : "no",
+            "--grace-period", "\(settings.gracePeriod)",
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        let log = Self.stateDirectory.appendingPathComponent("server-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: log)
+        let started = ContinuousClock.now
+        try process.run()
+        // A watchdog ends a server that never gets ready, so the read below cannot hang.
+        let pid = process.processIdentifier
+        let ready = Locked(false)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 30) {
+            if !ready.value { kill(pid, SIGKILL) }
+        }
+        var line = Data()
+        let handle = output.fileHandleForReading
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        ready.withLock { $0 = true }
+        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard text.hasPrefix("READY "), let url = URL(string: String(text.dropFirst(6))) else {
+            process.terminate()
+            throw SetupFailure(reason: "the server did not start (log: \(log.path))")
+        }
+        self.url = url
+        startupTime = ContinuousClock.now - started
+        self.process = Mutex(process)
+    }
+
+    /// Stops the server by its own PID and waits for it to exit. Safe to call twice.
+    public func stop() {
+        process.withLock { process in
+            guard let running = process else { return }
+            if running.isRunning {
+                running.terminate()
+                running.waitUntilExit()
+            }
+            process = nil
+        }
+    }
+
+    deinit {
+        stop()
+    }
+
+    // MARK: Test hooks
+
+    /// Token requests counted by the server, by grant type, since the last ``resetStats()``.
+    public func tokenRequests() async throws -> [String: Int] {
+        let json = try await request("GET", "/test/stats")
+        return (json["token_requests"] as? [String: Int]) ?? [:]
+    }
+
+    /// Token requests of one grant type.
+    ///
+    /// - Parameter grant: `refresh_token`, `password`, ...
+    /// - Returns: The count.
+    public func tokenRequests(_ grant: String) async throws -> Int {
+        try await tokenRequests()[grant] ?? 0
+    }
+
+    /// Zeroes the counters.
+    public func resetStats() async throws {
+        _ = try await request("POST", "/test/reset")
+    }
+
+    /// Arms a fault for the next `count` requests to `path`.
+    ///
+    /// - Parameters:
+    ///   - mode: `status500`, `slow`, `truncated` or `none`.
+    ///   - path: The endpoint path, such as `/token/`.
+    ///   - seconds: For `slow`, how long to wait.
+    ///   - count: How many requests it applies to.
+    public func armFault(_ mode: String, path: String = "/token/", seconds: Double = 0, count: Int = 1) async throws {
+        _ = try await request("POST", "/test/fault", ["path": path, "mode": mode, "seconds": seconds, "count": count])
+    }
+
+    /// Approves a pending device authorization for the test user, as the user would.
+    ///
+    /// - Parameter userCode: The code the user would type.
+    public func approveDevice(userCode: String) async throws {
+        _ = try await request("POST", "/test/approve-device", ["user_code": userCode])
+    }
+
+    private func request(_ method: String, _ path: String, _ body: [String: Any]? = nil) async throws -> [String: Any] {
+        var request = URLRequest(url: url.appendingPathComponent(path), timeoutInterval: 10)
+        request.httpMethod = method
+        if let body {
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = try JSONSerialization.data(withJSONObject: body)
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        guard (response as? HTTPURLResponse)?.statusCode == 200 else {
+            throw SetupFailure(reason: "\(method) \(path) failed")
+        }
+        return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+    }
+}
