@@ -7,7 +7,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Warnings fail the build: the house rule is zero.
 BUILD_FLAGS := -Xswiftc -warnings-as-errors
 
-.PHONY: deps build test demo bench format clean
+.PHONY: deps auth-server build test demo bench format clean
 
 # Installs the C libraries when missing (sudo only when not root).
 deps:
@@ -19,10 +19,17 @@ deps:
 	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
 
+# The local OAuth 2.0 / OIDC server the integration tests start (Django OAuth Toolkit in .venv,
+# from PyPI). Without PyPI the integration tests are skipped, each with a message saying why.
+AUTH_SERVER_STATE := .build/auth-server
+auth-server:
+	@Tests/AuthorizationServer/setup.sh $(AUTH_SERVER_STATE) \
+	  || echo "make: the authorization server could not be set up; integration tests will be skipped"
+
 build: deps
 	$(SWIFT) build $(BUILD_FLAGS)
 
-test: deps
+test: deps auth-server
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	$(SWIFT) test --skip-build
 

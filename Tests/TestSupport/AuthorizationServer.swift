@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Testing
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -58,7 +59,9 @@ public final class AuthorizationServer: Sendable {
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             let last = text.split(separator: "\n").last.map(String.init) ?? "exit \(process.terminationStatus)"
-            return .failure(SetupFailure(reason: last))
+            let failure = SetupFailure(reason: last)
+            FileHandle.standardError.write(Data("SKIPPING the integration tests: \(failure)\n".utf8))
+            return .failure(failure)
         }
         return .success(())
     }()
@@ -69,6 +72,10 @@ public final class AuthorizationServer: Sendable {
         public var description: String { "the local authorization server could not be set up: \(reason)" }
     }
 
+    /// The comment shown for integration tests skipped by ``isAvailable``.
+    public static let skipComment: Comment =
+        "needs the local authorization server; Tests/AuthorizationServer/setup.sh failed (see the SKIPPING line above)"
+
     /// Whether integration tests can run (for `.enabled(if:)`).
     public static var isAvailable: Bool { (try? setup.get()) != nil }
 
@@ -77,6 +84,8 @@ public final class AuthorizationServer: Sendable {
     /// How long the server took from launch to accepting connections.
     public let startupTime: Duration
     private let process: Mutex<Process?>
+    /// The server's standard input, never written: closing it (or this process dying) stops it.
+    private let input: Pipe
 
     /// Starts a server with `settings` and waits until it accepts connections.
     ///
@@ -93,7 +102,11 @@ public final class AuthorizationServer: Sendable {
             "--rotate-refresh-tokens", settings.rotateRefreshTokens ? "yes" : "no",
             "--reuse-protection", settings.reuseProtection ? "yes" : "no",
             "--grace-period", "\(settings.gracePeriod)",
+            // Safety nets: the server also exits when this test process dies.
+            "--parent-pid", "\(ProcessInfo.processInfo.processIdentifier)", "--exit-on-stdin-eof",
         ]
+        let input = Pipe()
+        process.standardInput = input
         let output = Pipe()
         process.standardOutput = output
         let log = Self.stateDirectory.appendingPathComponent("server-\(UUID().uuidString).log")
@@ -123,6 +136,7 @@ public final class AuthorizationServer: Sendable {
         self.url = url
         startupTime = ContinuousClock.now - started
         self.process = Mutex(process)
+        self.input = input
     }
 
     /// Stops the server by its own PID and waits for it to exit. Safe to call twice.
@@ -131,6 +145,9 @@ public final class AuthorizationServer: Sendable {
             guard let running = process else { return }
             if running.isRunning {
                 running.terminate()
+                let deadline = Date().addingTimeInterval(5)
+                while running.isRunning && Date() < deadline { usleep(20_000) }
+                if running.isRunning { kill(running.processIdentifier, SIGKILL) }
                 running.waitUntilExit()
             }
             process = nil
@@ -178,6 +195,13 @@ public final class AuthorizationServer: Sendable {
     /// - Parameter userCode: The code the user would type.
     public func approveDevice(userCode: String) async throws {
         _ = try await request("POST", "/test/approve-device", ["user_code": userCode])
+    }
+
+    /// Denies a pending device authorization, as the user would.
+    ///
+    /// - Parameter userCode: The code the user would type.
+    public func denyDevice(userCode: String) async throws {
+        _ = try await request("POST", "/test/deny-device", ["user_code": userCode])
     }
 
     private func request(_ method: String, _ path: String, _ body: [String: Any]? = nil) async throws -> [String: Any] {

@@ -42,7 +42,11 @@ extension OAuth2Client {
         let data: Data
         let response: URLResponse
         do {
-            (data, response) = try await session.data(for: request)
+            (data, response) = try await withDeadline(seconds: request.timeoutInterval) {
+                try await self.session.data(for: request)
+            }
+        } catch let error as OAuth2Error {
+            throw error
         } catch let error as URLError {
             throw OAuth2Error.network(Self.describe(error))
         } catch {
@@ -66,6 +70,22 @@ extension OAuth2Client {
             throw OAuth2Error.unexpectedStatus(http.statusCode)
         }
         return (data, http)
+    }
+
+    /// Runs `body`, failing with a timeout once `seconds` pass: URLSession on Linux does not
+    /// always enforce `timeoutInterval` against a server that accepted the connection and stalls.
+    private func withDeadline<Result: Sendable>(
+        seconds: TimeInterval, _ body: @escaping @Sendable () async throws -> Result
+    ) async throws -> Result {
+        try await withThrowingTaskGroup(of: Result.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+                throw OAuth2Error.network("the request timed out")
+            }
+            defer { group.cancelAll() }
+            return try await group.next()!
+        }
     }
 
     /// The body as a JSON object, or ``OAuth2Error/invalidResponse(_:)``.

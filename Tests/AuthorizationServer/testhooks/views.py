@@ -1,0 +1,132 @@
+"""Test-only endpoints under /test/ (no authentication: loopback test server)."""
+
+import json
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.http import HttpResponse, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_GET, require_POST
+from oauth2_provider.models import get_device_grant_model
+from oauth2_provider.views.metadata import OAuthServerMetadataView
+
+from . import state
+from .middleware import fault_key
+
+TEST_USERNAME = "testuser"
+
+
+def _params(request):
+    """Form or JSON body (JSON when the content type says so or the body looks like it)."""
+    content_type = request.META.get("CONTENT_TYPE", "")
+    body = request.body
+    if content_type.startswith("application/json") or body.lstrip().startswith(b"{"):
+        try:
+            data = json.loads(body.decode("utf-8") or "{}")
+        except ValueError:
+            return None
+        return data if isinstance(data, dict) else None
+    return {key: request.POST.get(key) for key in request.POST}
+
+
+def _bad_request(message):
+    return JsonResponse({"error": "invalid_request", "error_description": message}, status=400)
+
+
+@require_GET
+@transaction.non_atomic_requests
+def health(request):
+    return HttpResponse("ok", content_type="text/plain")
+
+
+@require_GET
+@transaction.non_atomic_requests
+def stats(request):
+    return JsonResponse(state.snapshot())
+
+
+@csrf_exempt
+@require_POST
+@transaction.non_atomic_requests
+def reset(request):
+    state.reset_counters()
+    params = _params(request) or {}
+    if str(params.get("faults", "")).lower() in ("1", "true", "yes"):
+        state.clear_faults()
+    return JsonResponse({"reset": True, **state.snapshot()})
+
+
+@csrf_exempt
+@require_POST
+@transaction.non_atomic_requests
+def fault(request):
+    params = _params(request)
+    if params is None:
+        return _bad_request("body must be form-encoded or a JSON object")
+    path = params.get("path") or ""
+    mode = params.get("mode") or ""
+    if not path.startswith("/") or path.startswith("/test/"):
+        return _bad_request("path must be an absolute path outside /test/, e.g. /token/")
+    if mode not in state.FAULT_MODES:
+        return _bad_request("mode must be one of " + ", ".join(state.FAULT_MODES))
+    try:
+        seconds = float(params.get("seconds", 3) or 3)
+        count = int(params.get("count", 1) or 1)
+    except (TypeError, ValueError):
+        return _bad_request("seconds must be a number and count an integer")
+    process = str(params.get("process", "")).lower() in ("1", "true", "yes")
+    armed = state.arm_fault(fault_key(path), mode, seconds, count, process)
+    return JsonResponse({"path": path, "armed": armed})
+
+
+def _decide_device(request, approve):
+    params = _params(request)
+    user_code = (params or {}).get("user_code")
+    if not user_code:
+        return _bad_request("user_code is required")
+    DeviceGrant = get_device_grant_model()
+    # Same checks as DOT's DeviceGrantForm.clean_user_code (exists, not expired,
+    # still pending), then what DeviceUserCodeView (user) and DeviceConfirmView
+    # (status) store when the signed-in user enters the code and accepts/denies.
+    grant = (
+        DeviceGrant.objects.filter(user_code=user_code, status=DeviceGrant.AUTHORIZATION_PENDING)
+        .order_by("-id")
+        .first()
+    )
+    if grant is None or grant.is_expired():
+        return JsonResponse({"approved": False, "error": "no pending device authorization for user_code"}, status=404)
+    grant.user = get_user_model().objects.get(username=TEST_USERNAME)
+    grant.status = DeviceGrant.AUTHORIZED if approve else DeviceGrant.DENIED
+    grant.save(update_fields=["user", "status"])
+    return JsonResponse({"approved": approve, "client_id": grant.client_id, "scope": grant.scope})
+
+
+@csrf_exempt
+@require_POST
+def approve_device(request):
+    return _decide_device(request, approve=True)
+
+
+@csrf_exempt
+@require_POST
+def deny_device(request):
+    return _decide_device(request, approve=False)
+
+
+class ServerMetadataWithDeviceView(OAuthServerMetadataView):
+    """DOT 3.4.1's RFC 8414 document (issuer, authorize, token, revocation,
+    introspection, jwks...) plus the RFC 8628 ``device_authorization_endpoint``,
+    which DOT does not advertise."""
+
+    def get(self, request, *args, **kwargs):
+        response = super().get(request, *args, **kwargs)
+        data = json.loads(response.content)
+        url = self._get_endpoint_url(request, "device-authorization")
+        if url:
+            data["device_authorization_endpoint"] = url
+            grants = data.setdefault("grant_types_supported", [])
+            if "urn:ietf:params:oauth:grant-type:device_code" not in grants:
+                grants.append("urn:ietf:params:oauth:grant-type:device_code")
+        new = JsonResponse(data)
+        new["Access-Control-Allow-Origin"] = "*"
+        return new
