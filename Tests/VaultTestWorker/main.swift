@@ -3,6 +3,7 @@
 //   VaultTestWorker increment <vault> <key file> <item name> <count>
 //   VaultTestWorker fill <vault> <key file> <name prefix> <count>
 //   VaultTestWorker store-credential <vault> <key file> <ID-token subject> <count>   (prints each id)
+//   VaultTestWorker refresh <vault> <key file> <credential id> <grace seconds>   (prints the access token)
 //   VaultTestWorker write-fixture <vault> <key file> - 0
 //       writes the committed format fixture (Tests/TestSupport/Resources/Fixtures): run it only
 //       when the format version changes, and keep the old fixture for the migration test.
@@ -80,6 +81,14 @@ do {
             let context = Token.Context(issuer: URL(string: "https://issuer.example.com")!, clientID: "worker")
             print(try Credential.store(Token(response: response, context: context), tags: ["storedBy": "worker"]).id)
         }
+    case "refresh":
+        try Credential.use(vault)
+        guard let credential = try Credential.with(id: arguments[4]) else {
+            print("error: no credential \(arguments[4])")
+            exit(1)
+        }
+        try await credential.refreshIfNeeded(graceInterval: TimeInterval(count))
+        print(credential.token.accessToken)
     default:
         print("unknown command \(command)")
         exit(2)

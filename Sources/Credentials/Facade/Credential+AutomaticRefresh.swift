@@ -16,7 +16,9 @@ extension Credential {
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
+        let id = UUID()
         let task = Task { [weak self] in
+            defer { self?.automaticRefresh.withLock { if $0?.id == id { $0 = nil } } }
             var failures = 0
             while !Task.isCancelled {
                 guard let self, let token = try? self.checked({ $0.token }) else { return }
@@ -42,22 +44,22 @@ extension Credential {
             }
         }
         automaticRefresh.withLock { previous in
-            previous?.cancel()
-            previous = task
+            previous?.task.cancel()
+            previous = (id, task)
         }
     }
 
     /// Stops the automatic refresh, if running.
     public func stopAutomaticRefresh() {
-        automaticRefresh.withLock { task in
-            task?.cancel()
-            task = nil
+        automaticRefresh.withLock { running in
+            running?.task.cancel()
+            running = nil
         }
     }
 
     /// Whether the automatic refresh loop is running (it ends by itself on `invalid_grant`).
     public var isRefreshingAutomatically: Bool {
-        automaticRefresh.withLock { task in task.map { !$0.isCancelled } ?? false }
+        automaticRefresh.withLock { $0 != nil }
     }
 
     /// The shortest wait between scheduled refreshes, so a grace longer than the token's lifetime

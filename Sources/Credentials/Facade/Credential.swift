@@ -31,8 +31,8 @@ public final class Credential: Sendable, Identifiable, Equatable {
     private let state: Mutex<State>
     /// The refresh in flight, which every concurrent caller joins.
     let refreshFlight = Mutex<Task<Token, any Error>?>(nil)
-    /// The automatic refresh loop, when started.
-    let automaticRefresh = Mutex<Task<Void, Never>?>(nil)
+    /// The automatic refresh loop, when running, with an id the loop clears itself by.
+    let automaticRefresh = Mutex<(id: UUID, task: Task<Void, Never>)?>(nil)
 
     init(
         token: Token, metadata: Token.Metadata, storage: any TokenStorage, context: (any AuthenticationContext)?,
@@ -48,7 +48,7 @@ public final class Credential: Sendable, Identifiable, Equatable {
     }
 
     deinit {
-        automaticRefresh.withLock { $0?.cancel() }
+        automaticRefresh.withLock { $0?.task.cancel() }
     }
 
     /// The current token.
