@@ -23,7 +23,7 @@ public final class Vault: Sendable {
     let device = Mutex<DeviceSecret?>(nil)
     let autoLockTimer = Mutex<Task<Void, Never>?>(nil)
 
-    private init(database: SQLiteDatabase, vaultID: [UInt8], url: URL?, configuration: Configuration, keys: KeyRing) {
+    init(database: SQLiteDatabase, vaultID: [UInt8], url: URL?, configuration: Configuration, keys: KeyRing) {
         self.database = database
         self.vaultID = vaultID
         self.url = url

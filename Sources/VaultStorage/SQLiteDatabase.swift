@@ -25,6 +25,12 @@ package final class SQLiteDatabase: Sendable {
         try connection.withLock { try $0.enableWriteAheadLog() }
     }
 
+    /// Writes a consistent copy of the database to `path` (`VACUUM INTO`, which reads one snapshot
+    /// itself and cannot run inside a transaction).
+    package func copy(to path: String) throws {
+        try connection.withLock { try $0.run("VACUUM INTO ?", [.text(path)]) }
+    }
+
     /// Runs `body` in a write transaction (`BEGIN IMMEDIATE`).
     package func write<Result>(_ body: (SQLiteConnection) throws -> Result) throws -> Result {
         try transaction("BEGIN IMMEDIATE", body)

@@ -41,7 +41,7 @@ public enum JSONValue: Sendable, Hashable, Codable {
     }
 
     /// The value as Foundation types: `String`, `Int` (for whole numbers) or `Double`, `Bool`,
-    /// `[Any]`, `[String: Any]`, or `nil` for JSON null.
+    /// `[Any]`, `[String: Any]` (with `NSNull` for nulls inside them), or `nil` for JSON null.
     public var anyValue: Any? {
         switch self {
         case .null: nil
@@ -49,8 +49,8 @@ public enum JSONValue: Sendable, Hashable, Codable {
         case .number(let value):
             value.rounded() == value && abs(value) < 9e15 ? Int(value) : value
         case .string(let value): value
-        case .array(let values): values.map { $0.anyValue as Any }
-        case .object(let values): values.mapValues { $0.anyValue as Any }
+        case .array(let values): values.map { $0.anyValue ?? NSNull() }
+        case .object(let values): values.mapValues { $0.anyValue ?? NSNull() }
         }
     }
 

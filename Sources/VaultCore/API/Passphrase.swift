@@ -6,8 +6,8 @@ import VaultCrypto
 /// Text passphrases are normalised to Unicode NFC before encoding as UTF-8, so the same words typed
 /// through different input methods unlock the same vault. ``init(bytes:)`` takes bytes verbatim.
 public struct Passphrase: Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
-    /// The passphrase bytes.
-    let secureBytes: SecureBytes
+    /// The passphrase bytes, in guarded memory.
+    public let secureBytes: SecureBytes
 
     /// A passphrase from text (NFC-normalised UTF-8).
     ///

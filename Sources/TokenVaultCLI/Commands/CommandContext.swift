@@ -1,0 +1,113 @@
+import Foundation
+import TokenVault
+
+/// What every command shares: the global options, the console, and how to unlock the vault.
+struct CommandContext: Sendable {
+    let arguments: ParsedArguments
+    let console = Console()
+    let environment = ProcessInfo.processInfo.environment
+
+    /// `--vault`, else `TOKENVAULT_PATH`, else `$XDG_DATA_HOME/tokenvault/vault.db`
+    /// (`~/.local/share/tokenvault/vault.db`).
+    var vaultURL: URL {
+        if let path = arguments.value("vault") ?? environment["TOKENVAULT_PATH"], !path.isEmpty {
+            return URL(fileURLWithPath: path)
+        }
+        let dataHome =
+            environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
+        return dataHome.appendingPathComponent("tokenvault/vault.db")
+    }
+
+    var keyFile: URL? { arguments.value("key-file").map(URL.init(fileURLWithPath:)) }
+
+    var configuration: Vault.Configuration { Vault.Configuration(busyTimeout: .seconds(60)) }
+
+    var wantsJSON: Bool { arguments.has("json") }
+
+    /// A passphrase given without a prompt: `--passphrase-fd`, `--passphrase-file`, or the
+    /// `TOKENVAULT_PASSPHRASE` environment variable (weaker: other processes of the user may read it).
+    func givenPassphrase() throws -> Passphrase? {
+        if let fd = arguments.value("passphrase-fd") {
+            guard let descriptor = Int32(fd) else { throw UsageError("--passphrase-fd needs a number") }
+            return try Passphrase(readingLineFrom: descriptor)
+        }
+        if let file = arguments.value("passphrase-file") {
+            return try Passphrase(contentsOf: URL(fileURLWithPath: file))
+        }
+        if let text = environment["TOKENVAULT_PASSPHRASE"], !text.isEmpty {
+            return Passphrase(text)
+        }
+        return nil
+    }
+
+    /// Unlock material for a new vault or slot: the given passphrase, or one asked twice.
+    func newUnlock(passphraseFile: String?, keyFile: URL?, passphrase wanted: Bool) throws -> VaultUnlock {
+        var passphrase: Passphrase?
+        if wanted {
+            if let passphraseFile {
+                passphrase = try Passphrase(contentsOf: URL(fileURLWithPath: passphraseFile))
+            } else if let given = try givenPassphrase() {
+                passphrase = given
+            } else {
+                let first = try TerminalPrompt.readSecret("New passphrase: ")
+                let second = try TerminalPrompt.readSecret("Repeat the passphrase: ")
+                guard first.secureBytes == second.secureBytes else { throw UsageError("the passphrases differ") }
+                passphrase = first
+            }
+        }
+        switch (passphrase, keyFile) {
+        case (let passphrase?, let keyFile?): return .composite(passphrase: passphrase, keyFile: keyFile)
+        case (let passphrase?, nil): return .passphrase(passphrase)
+        case (nil, let keyFile?): return .keyFile(keyFile)
+        case (nil, nil): throw UsageError("a vault needs a passphrase, a key file, or both")
+        }
+    }
+
+    /// Opens the vault: with the given passphrase or key file, else asking on the terminal (three
+    /// tries for a wrong passphrase).
+    func openVault() throws -> (Vault, VaultUnlock) {
+        let url = vaultURL
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw VaultError.notFound("no vault at \(url.path); create one with 'tokenvault init'")
+        }
+        if let passphrase = try givenPassphrase() {
+            return try open(
+                url, keyFile.map { .composite(passphrase: passphrase, keyFile: $0) } ?? .passphrase(passphrase))
+        }
+        if let keyFile {
+            do {
+                return try open(url, .keyFile(keyFile))
+            } catch VaultError.invalidCredentials where TerminalPrompt.isAvailable {
+                // The slot may be composite: ask for its passphrase below.
+            }
+        }
+        for attempt in 1...3 {
+            let passphrase = try TerminalPrompt.readSecret("Passphrase for \(url.lastPathComponent): ")
+            let unlock =
+                keyFile.map { VaultUnlock.composite(passphrase: passphrase, keyFile: $0) } ?? .passphrase(passphrase)
+            do {
+                return try open(url, unlock)
+            } catch VaultError.invalidCredentials where attempt < 3 {
+                console.error("Wrong passphrase, try again.")
+            }
+        }
+        throw VaultError.invalidCredentials
+    }
+
+    private func open(_ url: URL, _ unlock: VaultUnlock) throws -> (Vault, VaultUnlock) {
+        console.progress("Unlocking the vault...")
+        let vault = try Vault.open(at: url, unlock: unlock, configuration: configuration)
+        try Credential.use(vault)
+        return (vault, unlock)
+    }
+
+    /// The credential named `reference` (an id, or `default`).
+    func credential(_ reference: String) throws -> Credential {
+        let found =
+            reference == "default"
+            ? try Credential.defaultCredential() : try Credential.with(id: reference)
+        guard let found else { throw CredentialError.notFound(reference) }
+        return found
+    }
+}

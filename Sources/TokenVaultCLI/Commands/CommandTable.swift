@@ -1,0 +1,115 @@
+/// Every command, its options and help: the single table the parser and `--help` read.
+enum CommandTable {
+    static let global: [OptionSpec] = [
+        OptionSpec(
+            name: "vault", value: "PATH",
+            help: "the vault file (else $TOKENVAULT_PATH, else $XDG_DATA_HOME/tokenvault/vault.db)"),
+        OptionSpec(name: "key-file", value: "PATH", help: "a key file, alone or with the passphrase"),
+        OptionSpec(name: "passphrase-file", value: "PATH", help: "read the passphrase from a file"),
+        OptionSpec(name: "passphrase-fd", value: "N", help: "read the passphrase from file descriptor N"),
+        .flag("json", "print data as JSON"),
+    ]
+
+    static let tokenOptions: [OptionSpec] = [
+        OptionSpec(name: "issuer", value: "URL", help: "the authorization server"),
+        OptionSpec(name: "client-id", value: "ID", help: "the OAuth client id"),
+        OptionSpec(name: "client-secret-file", value: "PATH", help: "the client secret of a confidential client"),
+        OptionSpec(name: "scope", value: "SCOPES", help: "scopes to ask for", repeatable: true),
+        OptionSpec(name: "tag", value: "KEY=VALUE", help: "a tag to store with the token", repeatable: true),
+        OptionSpec(name: "accessibility", value: "CLASS", help: "whenUnlocked, afterFirstUnlock, ...ThisDeviceOnly"),
+        OptionSpec(name: "access-group", value: "GROUP", help: "the access group to store it in"),
+    ]
+
+    static let commands: [CommandSpec] = [
+        CommandSpec(
+            words: ["init"], arguments: "", summary: "Create a vault (passphrase and/or key file)",
+            options: [
+                OptionSpec(name: "kdf", value: "PRESET", help: "interactive, moderate (default) or sensitive"),
+                .flag("no-passphrase", "a key file alone unlocks the vault"),
+            ], run: VaultCommands.initialize),
+        CommandSpec(
+            words: ["passwd"], arguments: "", summary: "Change how the vault is unlocked",
+            options: [
+                OptionSpec(name: "new-passphrase-file", value: "PATH", help: "the new passphrase (else asked twice)"),
+                OptionSpec(name: "new-key-file", value: "PATH", help: "a key file for the new unlock"),
+                .flag("no-passphrase", "the new unlock is the key file alone"),
+            ], run: VaultCommands.changePassphrase),
+        CommandSpec(
+            words: ["keyslot", "add"], arguments: "", summary: "Add a key slot, optionally scoped to access groups",
+            options: [
+                OptionSpec(name: "new-key-file", value: "PATH", help: "the slot's key file (created if missing)"),
+                OptionSpec(name: "new-passphrase-file", value: "PATH", help: "the slot's passphrase"),
+                OptionSpec(
+                    name: "access-group", value: "GROUP", help: "scope the slot to this group", repeatable: true),
+                OptionSpec(name: "kdf", value: "PRESET", help: "interactive, moderate (default) or sensitive"),
+            ], run: VaultCommands.addKeySlot),
+        CommandSpec(
+            words: ["keyslot", "list"], arguments: "", summary: "List key slots", options: [],
+            run: VaultCommands.listKeySlots),
+        CommandSpec(
+            words: ["keyslot", "remove"], arguments: "", summary: "Remove the key slot the given material opens",
+            options: [
+                OptionSpec(name: "slot-key-file", value: "PATH", help: "the slot's key file"),
+                OptionSpec(name: "slot-passphrase-file", value: "PATH", help: "the slot's passphrase"),
+            ], run: VaultCommands.removeKeySlot),
+        CommandSpec(
+            words: ["login"], arguments: "", summary: "Sign in and store the token",
+            options: tokenOptions + [
+                OptionSpec(name: "grant", value: "GRANT", help: "device (default), client-credentials or password"),
+                OptionSpec(name: "username", value: "NAME", help: "for the password grant"),
+                OptionSpec(name: "password-file", value: "PATH", help: "for the password grant (else asked)"),
+            ], run: TokenCommands.login),
+        CommandSpec(
+            words: ["import"], arguments: "[FILE|-]", summary: "Store a token response (JSON) from a file or stdin",
+            options: tokenOptions, run: TokenCommands.importToken),
+        CommandSpec(
+            words: ["list"], arguments: "", summary: "List stored tokens (no secrets)",
+            options: [
+                OptionSpec(name: "where", value: "TAG=VALUE", help: "only tokens with this tag", repeatable: true),
+                OptionSpec(
+                    name: "claim", value: "NAME=VALUE", help: "only tokens with this ID-token claim", repeatable: true),
+            ], run: TokenCommands.list),
+        CommandSpec(
+            words: ["show"], arguments: "ID|default", summary: "Show a token's metadata",
+            options: [.flag("reveal", "also print the token strings")], run: TokenCommands.show),
+        CommandSpec(
+            words: ["token"], arguments: "[ID|default]",
+            summary: "Print the access token, refreshing it first if needed",
+            options: [], run: TokenCommands.token),
+        CommandSpec(
+            words: ["default"], arguments: "[ID]", summary: "Show or set the default token", options: [],
+            run: TokenCommands.setDefault),
+        CommandSpec(
+            words: ["tag"], arguments: "ID KEY=VALUE...", summary: "Set tags (KEY= removes one)", options: [],
+            run: TokenCommands.tag),
+        CommandSpec(
+            words: ["refresh"], arguments: "ID", summary: "Refresh a token now", options: [], run: TokenCommands.refresh
+        ),
+        CommandSpec(
+            words: ["revoke"], arguments: "ID", summary: "Revoke at the server (RFC 7009), then update storage",
+            options: [OptionSpec(name: "type", value: "TYPE", help: "all (default), access, refresh or device")],
+            run: TokenCommands.revoke),
+        CommandSpec(
+            words: ["rm"], arguments: "ID", summary: "Remove a token locally", options: [], run: TokenCommands.remove),
+        CommandSpec(
+            words: ["verify"], arguments: "", summary: "Check the integrity of every record", options: [],
+            run: VaultCommands.verify),
+        CommandSpec(
+            words: ["backup"], arguments: "PATH", summary: "Write a consistent copy of the vault", options: [],
+            run: VaultCommands.backup),
+        CommandSpec(
+            words: ["secret", "set"], arguments: "NAME",
+            summary: "Store a secret (value from --value-file, a prompt or stdin)",
+            options: [OptionSpec(name: "value-file", value: "PATH", help: "read the value from a file")],
+            run: SecretCommands.set),
+        CommandSpec(
+            words: ["secret", "get"], arguments: "NAME", summary: "Print a secret", options: [], run: SecretCommands.get
+        ),
+        CommandSpec(
+            words: ["secret", "rm"], arguments: "NAME", summary: "Remove a secret", options: [],
+            run: SecretCommands.remove),
+        CommandSpec(
+            words: ["secret", "list"], arguments: "", summary: "List secret names", options: [],
+            run: SecretCommands.list),
+    ]
+}

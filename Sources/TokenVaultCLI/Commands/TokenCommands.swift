@@ -1,0 +1,219 @@
+import Foundation
+import TokenVault
+
+/// login, import, list, show, token, default, tag, refresh, revoke, rm.
+enum TokenCommands {
+    static func login(_ arguments: ParsedArguments, _ context: CommandContext) async throws {
+        let client = try oauth2Client(arguments)
+        _ = try context.openVault()
+        let token: Token
+        switch arguments.value("grant") ?? "device" {
+        case "device":
+            let authorization = try await client.deviceAuthorization()
+            context.console.error(
+                "To sign in, open \(authorization.verificationURI.absoluteString) and enter the code \(authorization.userCode)"
+            )
+            if let complete = authorization.verificationURIComplete {
+                context.console.error("(or open \(complete.absoluteString))")
+            }
+            context.console.progress("Waiting for approval...")
+            token = try await client.pollForToken(authorization)
+        case "client-credentials":
+            token = try await client.clientCredentials()
+        case "password":
+            guard let username = arguments.value("username") else {
+                throw UsageError("--grant password needs --username")
+            }
+            let password =
+                try arguments.value("password-file").map { try Passphrase(contentsOf: URL(fileURLWithPath: $0)) }
+                ?? TerminalPrompt.readSecret("Password for \(username): ")
+            // The grant sends the password in a form body, so it has to become a String here.
+            let text = password.secureBytes.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+            token = try await client.password(username: username, password: text)
+        default:
+            throw UsageError("--grant is device, client-credentials or password")
+        }
+        try store(token, arguments, context)
+    }
+
+    static func importToken(_ arguments: ParsedArguments, _ context: CommandContext) async throws {
+        let source = arguments.positionals.first ?? "-"
+        let data =
+            source == "-"
+            ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: source))
+        let client = try oauth2Client(arguments)
+        let token = try Token(
+            response: data,
+            context: Token.Context(
+                issuer: client.issuer, clientID: client.clientID, clientSecret: try clientSecret(arguments),
+                scopes: client.scopes))
+        _ = try context.openVault()
+        try store(token, arguments, context)
+    }
+
+    static func list(_ arguments: ParsedArguments, _ context: CommandContext) async throws {
+        _ = try context.openVault()
+        let tags = try ParsedArguments.pairs(arguments.all("where"))
+        let claims = try ParsedArguments.pairs(arguments.all("claim"))
+        let defaultID = try Credential.tokenStorage.defaultTokenID()
+        let matches = try Credential.tokenStorage.allMetadata().filter { metadata in
+            tags.allSatisfy { metadata.tags[$0.key] == $0.value }
+                && claims.allSatisfy { claim in
+                    let value: Any? = metadata[Claim(rawValue: claim.key)]
+                    return value.map { "\($0)" } == claim.value
+                        || (value as? [Any])?.contains { "\($0)" == claim.value } == true
+                }
+        }.sorted { $0.id < $1.id }
+        if context.wantsJSON {
+            try context.console.json(matches.map { describe($0, isDefault: $0.id == defaultID) })
+        } else {
+            for metadata in matches {
+                let who = metadata.subject ?? metadata.preferredUsername ?? "-"
+                let tagText = metadata.tags.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(
+                    separator: " ")
+                context.console.out("\(metadata.id == defaultID ? "*" : " ") \(metadata.id)  \(who)  \(tagText)")
+            }
+        }
+    }
+
+    static func show(_ arguments: ParsedArguments, _ context: CommandContext) async throws {
+        let reference = try arguments.positional(0, "a credential id or 'default'")
+        _ = try context.openVault()
+        let credential = try context.credential(reference)
+        let token = credential.token
+        var fields = describe(
+            credential.metadata, isDefault: try Credential.tokenStorage.defaultTokenID() == credential.id)
+        fields["tokenType"] = token.tokenType
+        fields["expiresAt"] = ISO8601DateFormatter().string(from: token.expiresAt)
+        fields["issuer"] = token.context.issuer.absoluteString
+        fields["clientID"] = token.context.clientID
+        fields["scope"] = token.scope ?? []
+        fields["has"] = Token.Kind.allCases.filter { token.value(of: $0) != nil }.map(\.rawValue)
+        if arguments.has("reveal") {
+            for kind in Token.Kind.allCases { fields[kind.rawValue] = token.value(of: kind) }
+        }
+        if context.wantsJSON {
+            try context.console.json(fields)
+        } else {
+            for key in fields.keys.sorted() { context.console.out("\(key): \(fields[key].map { "\($0)" } ?? "")") }
+        }
+    }
+
+    static func token(_ arguments: ParsedArguments, _ context: CommandContext) async throws {
+        _ = try context.openVault()
+        let credential = try context.credential(arguments.positionals.first ?? "default")
+        try await credential.refreshIfNeeded()
+        context.console.out(credential.token.accessToken)
+    }
+
+    static func setDefault(_ arguments: ParsedArguments, _ context: CommandContext) async throws {
+        _ = try context.openVault()
+        guard let reference = arguments.positionals.first else {
+            let id = try Credential.tokenStorage.defaultTokenID()
+            if context.wantsJSON {
+                try context.console.json(["default": id as Any])
+            } else {
+                context.console.out(id ?? "(none)")
+            }
+            return
+        }
+        try Credential.setDefault(try context.credential(reference))
+        context.console.out("Default: \(reference)")
+    }
+
+    static func tag(_ arguments: ParsedArguments, _ context: CommandContext) async throws {
+        let reference = try arguments.positional(0, "a credential id")
+        _ = try context.openVault()
+        let credential = try context.credential(reference)
+        var tags = credential.tags
+        for (key, value) in try ParsedArguments.pairs(Array(arguments.positionals.dropFirst())) {
+            tags[key] = value.isEmpty ? nil : value
+        }
+        try credential.setTags(tags)
+        context.console.out(
+            "Tags: " + tags.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
+    }
+
+    static func refresh(_ arguments: ParsedArguments, _ context: CommandContext) async throws {
+        let reference = try arguments.positional(0, "a credential id")
+        _ = try context.openVault()
+        let credential = try context.credential(reference)
+        context.console.progress("Refreshing...")
+        try await credential.refresh()
+        context.console.out("Refreshed; expires at \(ISO8601DateFormatter().string(from: credential.token.expiresAt))")
+    }
+
+    static func revoke(_ arguments: ParsedArguments, _ context: CommandContext) async throws {
+        let reference = try arguments.positional(0, "a credential id")
+        _ = try context.openVault()
+        let credential = try context.credential(reference)
+        let type: Token.RevokeType =
+            switch arguments.value("type") ?? "all" {
+            case "all": .all
+            case "access": .accessToken
+            case "refresh": .refreshToken
+            case "device": .deviceSecret
+            default: throw UsageError("--type is all, access, refresh or device")
+            }
+        try await credential.revoke(type: type)
+        context.console.out(
+            credential.isRemoved ? "Revoked and removed \(credential.id)" : "Revoked; \(credential.id) kept")
+    }
+
+    static func remove(_ arguments: ParsedArguments, _ context: CommandContext) async throws {
+        let reference = try arguments.positional(0, "a credential id")
+        _ = try context.openVault()
+        let credential = try context.credential(reference)
+        try credential.remove()
+        context.console.out("Removed \(credential.id) (not revoked at the server)")
+    }
+
+    // MARK: Helpers
+
+    private static func oauth2Client(_ arguments: ParsedArguments) throws -> OAuth2Client {
+        guard let issuer = arguments.value("issuer").flatMap(URL.init(string:)) else {
+            throw UsageError("--issuer URL is required")
+        }
+        guard let clientID = arguments.value("client-id") else { throw UsageError("--client-id is required") }
+        let scopes = arguments.all("scope").flatMap {
+            $0.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
+        }
+        return OAuth2Client(
+            issuer: issuer, clientID: clientID, clientSecret: try clientSecret(arguments), scopes: scopes)
+    }
+
+    private static func clientSecret(_ arguments: ParsedArguments) throws -> String? {
+        try arguments.value("client-secret-file").map {
+            try Passphrase(contentsOf: URL(fileURLWithPath: $0)).secureBytes.withUnsafeBytes {
+                String(decoding: $0, as: UTF8.self)
+            }
+        }
+    }
+
+    private static func store(_ token: Token, _ arguments: ParsedArguments, _ context: CommandContext) throws {
+        var security = Credential.Security.standard
+        if let accessibility = arguments.value("accessibility") {
+            guard let value = Accessibility(rawValue: accessibility) else {
+                throw UsageError(
+                    "--accessibility is one of " + Accessibility.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            security = [.accessibility(value)]
+        }
+        if let group = arguments.value("access-group") { security.append(.accessGroup(group)) }
+        let credential = try Credential.store(
+            token, tags: try ParsedArguments.pairs(arguments.all("tag")), security: security)
+        if context.wantsJSON {
+            try context.console.json(["id": credential.id])
+        } else {
+            context.console.out(credential.id)
+        }
+    }
+
+    private static func describe(_ metadata: Token.Metadata, isDefault: Bool) -> [String: Any] {
+        var fields: [String: Any] = ["id": metadata.id, "tags": metadata.tags, "default": isDefault]
+        fields["subject"] = metadata.subject
+        fields["email"] = metadata.email
+        fields["preferredUsername"] = metadata.preferredUsername
+        return fields
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import TokenVault
+
+/// init, passwd, keyslot, verify, backup.
+enum VaultCommands {
+    static func initialize(_ arguments: ParsedArguments, _ context: CommandContext) async throws {
+        let url = context.vaultURL
+        let keyFile = context.keyFile
+        if let keyFile, !FileManager.default.fileExists(atPath: keyFile.path) {
+            try KeyFile.generate(at: keyFile)
+            context.console.error("Created key file \(keyFile.path) (mode 0600): keep it away from the vault.")
+        }
+        let unlock = try context.newUnlock(
+            passphraseFile: nil, keyFile: keyFile, passphrase: !arguments.has("no-passphrase"))
+        let kdf = try keyDerivation(arguments.value("kdf") ?? "moderate")
+        if kdf == .sensitive { context.console.progress("Deriving the key (Argon2id SENSITIVE, a few seconds)...") }
+        _ = try Vault.create(at: url, unlock: unlock, keyDerivation: kdf, configuration: context.configuration)
+        if context.wantsJSON {
+            try context.console.json(["vault": url.path])
+        } else {
+            context.console.out("Created \(url.path)")
+        }
+    }
+
+    static func changePassphrase(_ arguments: ParsedArguments, _ context: CommandContext) async throws {
+        let (vault, current) = try context.openVault()
+        let newKeyFile = arguments.value("new-key-file").map(URL.init(fileURLWithPath:))
+        let new = try context.newUnlock(
+            passphraseFile: arguments.value("new-passphrase-file"), keyFile: newKeyFile,
+            passphrase: !arguments.has("no-passphrase"))
+        try vault.changeUnlock(from: current, to: new)
+        context.console.out("Changed the unlock of \(context.vaultURL.path)")
+    }
+
+    static func addKeySlot(_ arguments: ParsedArguments, _ context: CommandContext) async throws {
+        let (vault, _) = try context.openVault()
+        let newKeyFile = arguments.value("new-key-file").map(URL.init(fileURLWithPath:))
+        if let newKeyFile, !FileManager.default.fileExists(atPath: newKeyFile.path) {
+            try KeyFile.generate(at: newKeyFile)
+        }
+        let unlock = try context.newUnlock(
+            passphraseFile: arguments.value("new-passphrase-file"), keyFile: newKeyFile,
+            passphrase: newKeyFile == nil || arguments.value("new-passphrase-file") != nil)
+        let groups = arguments.all("access-group")
+        try vault.addUnlock(
+            unlock, keyDerivation: try keyDerivation(arguments.value("kdf") ?? "moderate"),
+            accessGroups: groups.isEmpty ? nil : Set(groups))
+        context.console.out("Added a key slot\(groups.isEmpty ? "" : " scoped to " + groups.joined(separator: ", "))")
+    }
+
+    static func listKeySlots(_ arguments: ParsedArguments, _ context: CommandContext) async throws {
+        let (vault, _) = try context.openVault()
+        let slots = try vault.keySlots()
+        if context.wantsJSON {
+            try context.console.json(slots.map { ["id": $0.id, "kind": $0.kind.rawValue, "scoped": $0.isScoped] })
+        } else {
+            for slot in slots {
+                context.console.out("\(slot.id)  \(slot.kind.rawValue)\(slot.isScoped ? "  scoped" : "")")
+            }
+        }
+    }
+
+    static func removeKeySlot(_ arguments: ParsedArguments, _ context: CommandContext) async throws {
+        let (vault, _) = try context.openVault()
+        let slotKeyFile = arguments.value("slot-key-file").map(URL.init(fileURLWithPath:))
+        let slotPassphrase = try arguments.value("slot-passphrase-file").map {
+            try Passphrase(contentsOf: URL(fileURLWithPath: $0))
+        }
+        let unlock: VaultUnlock
+        switch (slotPassphrase, slotKeyFile) {
+        case (let passphrase?, let keyFile?): unlock = .composite(passphrase: passphrase, keyFile: keyFile)
+        case (let passphrase?, nil): unlock = .passphrase(passphrase)
+        case (nil, let keyFile?): unlock = .keyFile(keyFile)
+        case (nil, nil): throw UsageError("name the slot to remove with --slot-key-file and/or --slot-passphrase-file")
+        }
+        try vault.removeUnlock(unlock)
+        context.console.out("Removed the key slot")
+    }
+
+    static func verify(_ arguments: ParsedArguments, _ context: CommandContext) async throws {
+        let (vault, _) = try context.openVault()
+        let report = try vault.verify()
+        if context.wantsJSON {
+            try context.console.json([
+                "formatVersion": report.formatVersion, "keySlots": report.keySlotCount, "records": report.recordCount,
+                "authenticated": report.authenticatedRecordCount, "generation": report.generation,
+            ])
+        } else {
+            context.console.out(
+                "OK: \(report.recordCount) records (\(report.authenticatedRecordCount) decrypted), "
+                    + "\(report.keySlotCount) key slots, generation \(report.generation)")
+        }
+    }
+
+    static func backup(_ arguments: ParsedArguments, _ context: CommandContext) async throws {
+        let destination = URL(fileURLWithPath: try arguments.positional(0, "the backup path"))
+        let (vault, _) = try context.openVault()
+        try vault.backup(to: destination)
+        context.console.out("Backed up to \(destination.path) (device-bound items left out)")
+    }
+
+    static func keyDerivation(_ name: String) throws -> KeyDerivation {
+        switch name {
+        case "interactive": .interactive
+        case "moderate": .moderate
+        case "sensitive": .sensitive
+        default: throw UsageError("--kdf is interactive, moderate or sensitive")
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+/// Runs the built `tokenvault` binary, as a user's shell would.
+public enum CLIProcess {
+    /// What a run printed and how it exited.
+    public struct Result: Sendable {
+        public let status: Int32
+        public let stdout: String
+        public let stderr: String
+
+        /// Standard output parsed as JSON.
+        public func json() throws -> Any {
+            try JSONSerialization.jsonObject(with: Data(stdout.utf8), options: [.fragmentsAllowed])
+        }
+    }
+
+    /// The binary beside the test bundle.
+    public static var executable: URL {
+        WorkerProcess.executable.deletingLastPathComponent().appendingPathComponent("tokenvault")
+    }
+
+    /// Starts `tokenvault arguments...` with `input` on standard input.
+    public static func start(_ arguments: [String], input: String = "", environment: [String: String] = [:]) throws
+        -> (Process, Pipe, Pipe)
+    {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        var merged = ProcessInfo.processInfo.environment
+        merged["TOKENVAULT_PASSPHRASE"] = nil
+        merged["TOKENVAULT_PATH"] = nil
+        for (key, value) in environment { merged[key] = value }
+        process.environment = merged
+        let stdin = Pipe()
+        let stdout = Pipe()
+        let stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+        return (process, stdout, stderr)
+    }
+
+    /// Waits for a started run.
+    public static func finish(_ started: (Process, Pipe, Pipe)) -> Result {
+        let errorData = Locked(Data())
+        let reader = Thread { errorData.withLock { $0 = started.2.fileHandleForReading.readDataToEndOfFile() } }
+        reader.start()
+        let output = started.1.fileHandleForReading.readDataToEndOfFile()
+        started.0.waitUntilExit()
+        while errorData.value.isEmpty && !reader.isFinished { usleep(1000) }
+        return Result(
+            status: started.0.terminationStatus, stdout: String(decoding: output, as: UTF8.self),
+            stderr: String(decoding: errorData.value, as: UTF8.self))
+    }
+
+    /// Runs `tokenvault arguments...` to completion.
+    public static func run(_ arguments: [String], input: String = "", environment: [String: String] = [:]) throws
+        -> Result
+    {
+        finish(try start(arguments, input: input, environment: environment))
+    }
+}
