@@ -33,13 +33,19 @@ test: deps auth-server
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	$(SWIFT) test --skip-build
 
-# The main job: an embedded vault under a temporary XDG data directory, every step printed.
+# The main job, end to end: a demo vault under a temporary XDG data directory, the local test
+# authorization server, then login, list, token, refresh, revoke with the CLI, each step printed.
 demo: deps
-	$(SWIFT) build $(BUILD_FLAGS) --product tokenvault-demo
-	$(SWIFT) run --skip-build tokenvault-demo
+	$(SWIFT) build $(BUILD_FLAGS) --product tokenvault
+	Scripts/demo.sh
 
+# Benchmarks: never part of `make test`. BENCH_ARGS adds options (--quick, --only vault, --dir DIR);
+# results also go to $(BENCH_JSON), with an SVG chart beside it. Build and run share flags (no rebuild).
+BENCH_ARGS ?=
+BENCH_JSON ?= .build/bench/results.json
 bench: deps
-	$(SWIFT) run -c release tokenvault-bench
+	$(SWIFT) build -c release $(BUILD_FLAGS) --product tokenvault-bench
+	$(SWIFT) run -c release --skip-build tokenvault-bench --json $(BENCH_JSON) $(BENCH_ARGS)
 
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Benchmarks

@@ -9,7 +9,7 @@ let package = Package(
     products: [
         .library(name: "TokenVault", targets: ["TokenVault"]),
         .executable(name: "tokenvault-bench", targets: ["TokenVaultBench"]),
-        .executable(name: "tokenvault-demo", targets: ["TokenVaultDemo"]),
+        .executable(name: "tokenvault", targets: ["TokenVaultCLI"]),
     ],
     targets: [
         .systemLibrary(
@@ -24,9 +24,9 @@ let package = Package(
         .target(name: "OAuth2", dependencies: ["VaultCrypto"]),
         .target(name: "Credentials", dependencies: ["VaultCore", "OAuth2"]),
         .target(name: "TokenVault", dependencies: ["VaultCrypto", "VaultCore", "OAuth2", "Credentials"]),
-        .executableTarget(name: "TokenVaultDemo", dependencies: ["TokenVault"]),
+        .executableTarget(name: "TokenVaultCLI", dependencies: ["TokenVault"]),
         .executableTarget(
-            name: "TokenVaultBench", dependencies: ["TokenVault", "VaultCrypto"],
+            name: "TokenVaultBench", dependencies: ["TokenVault", "VaultCrypto", "VaultCore", "VaultStorage"],
             path: "Benchmarks/TokenVaultBench"),
 
         .target(
@@ -36,6 +36,7 @@ let package = Package(
             name: "VaultTestWorker", dependencies: ["TokenVault"], path: "Tests/VaultTestWorker"),
         .testTarget(name: "VaultCryptoTests", dependencies: ["VaultCrypto", "TestSupport"]),
         .testTarget(name: "VaultStorageTests", dependencies: ["VaultStorage", "TestSupport"]),
+        .testTarget(name: "TokenVaultCLITests", dependencies: ["TestSupport", "TokenVaultCLI"]),
         .testTarget(name: "OAuth2Tests", dependencies: ["OAuth2", "TestSupport"]),
         .testTarget(name: "CredentialsTests", dependencies: ["TokenVault", "TestSupport", "VaultTestWorker"]),
         .testTarget(

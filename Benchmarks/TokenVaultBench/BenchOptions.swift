@@ -1,0 +1,92 @@
+import Foundation
+
+/// The command line, parsed from one table that also generates `--help`.
+struct BenchOptions {
+    /// A short run (under 30 s) with fewer rounds and the smallest vault only.
+    var quick = false
+    /// Where to write the JSON report (and the SVG chart beside it); none when `nil`.
+    var jsonPath: String?
+    /// Where vault and SQLite files go; a fresh folder under the temporary directory by default.
+    var directory: String?
+    /// The sections to run.
+    var sections = Set(BenchSection.allCases)
+    /// Whether `--help` was asked for.
+    var showHelp = false
+
+    /// Why the command line was refused.
+    struct UsageError: Error, CustomStringConvertible {
+        /// What was wrong.
+        let description: String
+    }
+
+    /// One option: its name, the value it takes, what it does, and how it changes the options.
+    private struct Option: Sendable {
+        let name: String
+        let value: String?
+        let help: String
+        let apply: @Sendable (inout BenchOptions, String) throws -> Void
+    }
+
+    private static let table: [Option] = [
+        Option(name: "--quick", value: nil, help: "short run (under 30 s): fewer rounds, 1k-token vault only") {
+            options, _ in options.quick = true
+        },
+        Option(
+            name: "--json", value: "FILE", help: "also write the results as JSON to FILE, and a chart to FILE's .svg"
+        ) {
+            options, value in options.jsonPath = value
+        },
+        Option(
+            name: "--dir", value: "DIR",
+            help: "put vault and SQLite files in a new folder under DIR, removed at the end (default: $TMPDIR)"
+        ) {
+            options, value in options.directory = value
+        },
+        Option(
+            name: "--only", value: "LIST",
+            help: "run only these sections, comma-separated: "
+                + BenchSection.allCases.map(\.rawValue).joined(separator: ",")
+        ) { options, value in
+            var sections = Set<BenchSection>()
+            for name in value.split(separator: ",") {
+                guard let section = BenchSection(rawValue: String(name)) else {
+                    throw UsageError(description: "unknown section '\(name)'")
+                }
+                sections.insert(section)
+            }
+            options.sections = sections
+        },
+        Option(name: "--help", value: nil, help: "print this help") { options, _ in options.showHelp = true },
+    ]
+
+    /// The usage text, generated from the option table.
+    static var help: String {
+        let lines = table.map { option in
+            let left = option.name + (option.value.map { " " + $0 } ?? "")
+            return "  " + left.padding(toLength: 14, withPad: " ", startingAt: 0) + "  " + option.help
+        }
+        return (["usage: tokenvault-bench [options]", "", "options:"] + lines).joined(separator: "\n")
+    }
+
+    /// Parses arguments (without the program name).
+    ///
+    /// - Throws: ``UsageError`` for an unknown option or a missing value.
+    static func parse(_ arguments: [String]) throws -> BenchOptions {
+        var options = BenchOptions()
+        var remaining = arguments[...]
+        while let argument = remaining.popFirst() {
+            guard let option = table.first(where: { $0.name == argument }) else {
+                throw UsageError(description: "unknown option '\(argument)'")
+            }
+            var value = ""
+            if let name = option.value {
+                guard let given = remaining.popFirst() else {
+                    throw UsageError(description: "\(option.name) needs a \(name)")
+                }
+                value = given
+            }
+            try option.apply(&options, value)
+        }
+        return options
+    }
+}

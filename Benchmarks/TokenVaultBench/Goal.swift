@@ -1,0 +1,104 @@
+import Foundation
+
+/// One of issue #7's goals, checked against what this run measured. A goal is never tuned to:
+/// when it is missed, the result says so, with the measurement that explains it.
+struct Goal: Codable, Sendable {
+    /// Whether the goal was met.
+    enum Status: String, Codable, Sendable {
+        case met
+        case missed
+        case notMeasured = "not measured"
+    }
+
+    /// The goal, as the issue states it.
+    let goal: String
+    /// What was measured, in words.
+    let measured: String
+    /// The number checked against ``limit`` (a ratio, or nanoseconds); `nil` when not measured.
+    let value: Double?
+    /// The goal's bound: met when ``value`` is at most this.
+    let limit: Double
+    /// Met, missed, or not measured in this run.
+    let status: Status
+    /// What explains the number.
+    let note: String
+
+    /// Checks every goal against a report.
+    static func evaluate(_ report: BenchmarkReport) -> [Goal] {
+        var goals: [Goal] = []
+        if let seal = report.seal {
+            goals.append(
+                sealGoal(seal, "seal/open within 1.10x of raw libsodium for payloads >= 4 KiB", limit: 1.10) {
+                    $0 >= 4096
+                })
+            goals.append(sealGoal(seal, "seal/open within 1.5x of raw libsodium at 1 KiB", limit: 1.5) { $0 == 1024 })
+        }
+        if let record = report.tokenRecord {
+            let p50 = record.serializeAndSeal.latency.p50Ns
+            goals.append(
+                Goal(
+                    goal: "token record serialize + seal under 10 µs p50",
+                    measured: Format.duration(nanoseconds: p50), value: p50, limit: 10_000,
+                    status: p50 < 10_000 ? .met : .missed,
+                    note: "serialize alone \(Format.duration(nanoseconds: record.serializeOnly.latency.p50Ns)), "
+                        + "seal alone \(Format.duration(nanoseconds: record.sealOnly.latency.p50Ns)) "
+                        + "(raw \(Format.duration(nanoseconds: record.rawSeal.latency.p50Ns))) "
+                        + "for \(Format.bytes(Double(record.sealedBytes))) sealed"))
+        }
+        if let vault = report.vaultOperations {
+            if let large = vault.first(where: { $0.tokens >= 100_000 }) {
+                let p50 = large.findByTag.p50Ns
+                goals.append(
+                    Goal(
+                        goal: "find by tag over 100k tokens under 50 ms",
+                        measured: Format.duration(nanoseconds: p50), value: p50, limit: 50_000_000,
+                        status: p50 < 50_000_000 ? .met : .missed,
+                        note: "\(Format.duration(nanoseconds: p50 / Double(large.tokens))) per stored token: "
+                            + "find opens and decodes every token record"))
+            } else {
+                goals.append(
+                    Goal(
+                        goal: "find by tag over 100k tokens under 50 ms", measured: "-", value: nil,
+                        limit: 50_000_000, status: .notMeasured,
+                        note:
+                            "largest vault in this run: \(Format.count(Double(vault.map(\.tokens).max() ?? 0))) tokens"
+                    ))
+            }
+            if let worst = vault.max(by: { $0.storeRatio < $1.storeRatio }) {
+                goals.append(
+                    Goal(
+                        goal: "durable store within 2x of the raw SQLite insert",
+                        measured: vault.map { "\(Format.ratio($0.storeRatio)) at \(Format.count(Double($0.tokens)))" }
+                            .joined(separator: ", "),
+                        value: worst.storeRatio, limit: 2, status: worst.storeRatio <= 2 ? .met : .missed,
+                        note: "p50 \(Format.duration(nanoseconds: worst.store.p50Ns)) vs "
+                            + "\(Format.duration(nanoseconds: worst.rawInsert.p50Ns)) at "
+                            + "\(Format.count(Double(worst.tokens))) tokens"))
+            }
+        }
+        return goals
+    }
+
+    private static func sealGoal(
+        _ results: [SealBenchmark.PayloadResult], _ goal: String, limit: Double, sizes: (Int) -> Bool
+    ) -> Goal {
+        let chosen = results.filter { sizes($0.payloadBytes) }
+        guard !chosen.isEmpty else {
+            return Goal(goal: goal, measured: "-", value: nil, limit: limit, status: .notMeasured, note: "")
+        }
+        let seal = chosen.map(\.sealRatio.median).max() ?? 0
+        let open = chosen.map(\.openRatio.median).max() ?? 0
+        return Goal(
+            goal: goal, measured: "worst seal \(Format.ratio(seal)), worst open \(Format.ratio(open))",
+            value: max(seal, open), limit: limit, status: max(seal, open) <= limit ? .met : .missed,
+            note: "median of per-round p50 ratios over "
+                + chosen.map { Format.payload($0.payloadBytes) }.joined(separator: ", "))
+    }
+
+    /// The goals table.
+    static func table(_ goals: [Goal]) -> TextTable {
+        var table = TextTable(["goal", "measured", "status", "note"], numeric: false)
+        for goal in goals { table.add([goal.goal, goal.measured, goal.status.rawValue, goal.note]) }
+        return table
+    }
+}

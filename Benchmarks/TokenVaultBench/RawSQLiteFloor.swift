@@ -1,0 +1,57 @@
+import Foundation
+import TokenVault
+import VaultStorage
+
+/// The container's own floor for a durable store: a raw SQLite insert of one row, of the same size
+/// as a sealed token record, into a table of the vault's own shape (the vault's schema, created
+/// in this file), through the same connection type and so the same pragmas (WAL,
+/// `synchronous=FULL`, `secure_delete`, `cell_size_check`, busy timeout), one transaction per row.
+/// No crypto, no integrity digest, no look-ups: what is left is SQLite's and the disk's.
+final class RawSQLiteFloor {
+    private let database: SQLiteDatabase
+    /// The rows inserted so far.
+    private(set) var rowCount = 0
+
+    private static let insert =
+        "INSERT INTO records (record_id, kind, lookup, domain, policy, version, sealed) VALUES (?, ?, ?, ?, ?, ?, ?)"
+
+    /// Creates the database at `path` (which must not exist) with the vault's schema.
+    init(path: String) throws {
+        guard try SecureFile.createExclusive(path) else { throw CocoaError(.fileWriteFileExists) }
+        database = try SQLiteDatabase(path: path, mode: .readWrite, busyTimeout: .seconds(10))
+        try database.enableWriteAheadLog()
+        try database.write { try $0.execute(Vault.schemaForBenchmarking) }
+    }
+
+    /// Adds rows in one transaction until there are `count`: the table grows with the vault it
+    /// stands beside, quickly, so the timed inserts go into a table of the same size.
+    func fill(to count: Int, sealedByteCount: Int) throws {
+        guard count > rowCount else { return }
+        let blob = SecureRandom.bytes(count: sealedByteCount)
+        try database.write { db in
+            for _ in rowCount..<count { try db.run(Self.insert, Self.row(sealed: blob)) }
+        }
+        rowCount = count
+    }
+
+    /// A new row with `sealedByteCount` random bytes, made before the timed insert.
+    static func row(sealedByteCount: Int) -> [SQLiteValue] {
+        row(sealed: SecureRandom.bytes(count: sealedByteCount))
+    }
+
+    /// Inserts one row (from ``row(sealedByteCount:)``) in its own durable transaction.
+    func insertDurably(_ row: [SQLiteValue]) throws {
+        try database.write { db in try db.run(Self.insert, row) }
+        rowCount += 1
+    }
+
+    /// A row with random ids, as the vault writes them (16-byte id, 32-byte look-up tag, 16-byte
+    /// domain).
+    private static func row(sealed: [UInt8]) -> [SQLiteValue] {
+        [
+            .blob(SecureRandom.bytes(count: 16)), .integer(Vault.tokenRecordKindForBenchmarking),
+            .blob(SecureRandom.bytes(count: 32)), .blob(SecureRandom.bytes(count: 16)), .integer(0), .integer(1),
+            .blob(sealed),
+        ]
+    }
+}

@@ -1,0 +1,48 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The monotonic clock every sample is timed with: `clock_gettime(CLOCK_MONOTONIC)` in
+/// nanoseconds, read directly so a sample costs one vDSO call and nothing else.
+enum Stopwatch {
+    /// Nanoseconds on the monotonic clock.
+    @inline(__always)
+    static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+    }
+
+    /// How long `body` takes, in nanoseconds.
+    @inline(__always)
+    static func time(_ body: () throws -> Void) rethrows -> UInt64 {
+        let start = now()
+        try body()
+        return now() &- start
+    }
+
+    /// Seconds elapsed since `start` (a value of ``now()``).
+    static func seconds(since start: UInt64) -> Double {
+        Double(now() &- start) / 1e9
+    }
+
+    /// The cost of one ``now()`` call in nanoseconds: included once in every timed sample, and
+    /// stated in the machine header so tiny latencies can be read against it.
+    static func overheadNanoseconds() -> Double {
+        let calls = 200_000
+        var sink: UInt64 = 0
+        let start = now()
+        for _ in 0..<calls { sink &+= now() }
+        let elapsed = now() &- start
+        blackHole(sink)
+        return Double(elapsed) / Double(calls)
+    }
+}
+
+/// Keeps a value alive so the optimiser cannot drop the work that produced it.
+@inline(never)
+func blackHole<T>(_ value: T) {
+    withExtendedLifetime(value) {}
+}
