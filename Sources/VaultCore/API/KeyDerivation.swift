@@ -2,11 +2,11 @@ import VaultCrypto
 
 /// Argon2id cost for a passphrase slot: libsodium's presets, or explicit values within bounds.
 public enum KeyDerivation: Sendable, Hashable {
-    /// 2 passes, 64 MiB: about 0.05 s on a 2-core server.
+    /// 2 passes, 64 MiB: about 70 ms on a 2-core server.
     case interactive
-    /// 3 passes, 256 MiB: about 0.5 s. The default.
+    /// 3 passes, 256 MiB: about 0.4 s. The default.
     case moderate
-    /// 4 passes, 1 GiB: about 4 s.
+    /// 4 passes, 1 GiB: about 2.7 s.
     case sensitive
     /// Explicit costs, accepted only within ``minimum`` and ``maximum``.
     case custom(opsLimit: Int, memLimitBytes: Int)
