@@ -51,10 +51,11 @@ public final class Vault: Sendable {
     /// - Throws: ``VaultError/alreadyExists(_:)``, ``VaultError/invalidArgument(_:)`` (empty
     ///   passphrase), ``VaultError/invalidKeyFile(_:)``, ``VaultError/unsupportedFormat(_:)`` (costs
     ///   out of bounds), ``VaultError/storage(_:)``.
-    public static func create(
-        at url: URL, unlock: VaultUnlock, keyDerivation: KeyDerivation = .moderate,
-        configuration: Vault.Configuration = .init()
-    ) throws -> Vault {
+    // Laid out as in API.md, so the contract's signature stays greppable.
+    // swift-format-ignore
+    public static func create(at url: URL, unlock: VaultUnlock,
+                              keyDerivation: KeyDerivation = .moderate,
+                              configuration: Vault.Configuration = .init()) throws -> Vault {
         try translatingErrors {
             let path = url.standardizedFileURL.path
             guard !FileManager.default.fileExists(atPath: path) else { throw VaultError.alreadyExists(path) }
@@ -97,9 +98,10 @@ public final class Vault: Sendable {
     ///   ``VaultError/invalidKeyFile(_:)``, ``VaultError/unsupportedFormat(_:)`` (not a vault, a
     ///   newer format, KDF costs out of bounds), ``VaultError/integrity(_:)`` (damaged file),
     ///   ``VaultError/storage(_:)``.
-    public static func open(
-        at url: URL, unlock: VaultUnlock, configuration: Vault.Configuration = .init()
-    ) throws -> Vault {
+    // Laid out as in API.md, so the contract's signature stays greppable.
+    // swift-format-ignore
+    public static func open(at url: URL, unlock: VaultUnlock,
+                            configuration: Vault.Configuration = .init()) throws -> Vault {
         try translatingErrors {
             let path = url.standardizedFileURL.path
             guard FileManager.default.fileExists(atPath: path) else { throw VaultError.notFound(path) }

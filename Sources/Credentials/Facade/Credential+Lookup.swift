@@ -109,10 +109,10 @@ extension Credential {
     ///   - authenticationContext: Proofs for access-controlled matches.
     /// - Returns: The matching credentials.
     /// - Throws: ``CredentialError/storage(_:)``.
-    public static func find(
-        where expression: @Sendable (Token.Metadata) -> Bool, prompt: String? = nil,
-        authenticationContext: (any AuthenticationContext)? = nil
-    ) throws -> [Credential] {
+    // Laid out as in API.md, so the contract's signature stays greppable.
+    // swift-format-ignore
+    public static func find(where expression: @Sendable (Token.Metadata) -> Bool, prompt: String? = nil,
+                            authenticationContext: (any AuthenticationContext)? = nil) throws -> [Credential] {
         let storage = tokenStorage
         return try storage.allMetadata().filter(expression).map { metadata in
             if let existing = CredentialCoordinator.shared.existing(metadata.id, in: storage) { return existing }
