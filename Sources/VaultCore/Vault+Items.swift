@@ -86,6 +86,26 @@ extension Vault {
         throw VaultError.integrity("a record's domain does not match its policy")
     }
 
+    /// The value bytes of the item `locate` finds and opens in a read transaction, or `nil` when it
+    /// finds none. Proofs are asked for after the transaction: a prompt must not hold the vault.
+    func readItemValue(
+        authenticationContext: (any AuthenticationContext)?, prompt: String?,
+        locate: (SQLiteConnection, KeyRing) throws -> (RecordRow, ItemEnvelope)?
+    ) throws -> [UInt8]? {
+        let found = try read { db, keys -> (RecordRow, ItemEnvelope, [AuthenticationFactor: FactorRecord])? in
+            guard let (row, envelope) = try locate(db, keys) else { return nil }
+            guard case .accessControlled = envelope.content else { return (row, envelope, [:]) }
+            return (row, envelope, try FactorStore.records(in: db, keys: keys, vaultID: vaultID))
+        }
+        guard let (row, envelope, factors) = found else { return nil }
+        return try Self.translatingErrors {
+            try itemValue(of: envelope, recordID: row.id) { factor in
+                guard let record = factors[factor] else { return nil }
+                return try factorKeys(factor, record: record, context: authenticationContext, prompt: prompt)
+            }
+        }
+    }
+
     /// The value bytes of an opened envelope, rebuilding an access-controlled item key from proofs.
     func itemValue(
         of envelope: ItemEnvelope, recordID: [UInt8], keys: (AuthenticationFactor) throws -> FactorRecord.Keys?
@@ -105,8 +125,7 @@ extension Vault {
 
     /// The row filed under `lookup`.
     func row(lookup: [UInt8], in db: SQLiteConnection) throws -> RecordRow? {
-        try db.queryFirst(
-            "SELECT \(RecordRow.columns) FROM records WHERE lookup = ?", [.blob(lookup)], row: RecordRow.init)
+        try RecordRow.find(lookup: lookup, in: db)
     }
 
     static let outOfScope = VaultError.accessDenied("this unlock is scoped to other access groups")

@@ -48,24 +48,13 @@ extension Vault {
     public func get<Value: Codable & Sendable>(
         _ key: SecretKey<Value>, authenticationContext: (any AuthenticationContext)?, prompt: String? = nil
     ) throws -> Value? {
-        // Proofs are asked for outside the transaction: a prompt must not hold the vault.
-        let found = try read { db, keys -> (RecordRow, ItemEnvelope, [AuthenticationFactor: FactorRecord])? in
+        let value = try readItemValue(authenticationContext: authenticationContext, prompt: prompt) { db, keys in
             guard let row = try item(lookup(key, keys), group: key.policy.accessGroup, in: db, keys: keys) else {
                 return nil
             }
-            let envelope = try openItem(row, name: key.name, group: key.policy.accessGroup, keys: keys)
-            guard case .accessControlled = envelope.content else { return (row, envelope, [:]) }
-            return (row, envelope, try FactorStore.records(in: db, keys: keys, vaultID: vaultID))
+            return (row, try openItem(row, name: key.name, group: key.policy.accessGroup, keys: keys))
         }
-        guard let (row, envelope, factors) = found else { return nil }
-        return try Self.translatingErrors {
-            try Self.decode(
-                Value.self,
-                from: itemValue(of: envelope, recordID: row.id) { factor in
-                    guard let record = factors[factor] else { return nil }
-                    return try factorKeys(factor, record: record, context: authenticationContext, prompt: prompt)
-                })
-        }
+        return try value.map { try Self.decode(Value.self, from: $0) }
     }
 
     /// Whether a value is stored under `key`. Needs no proof (names are metadata), but needs the

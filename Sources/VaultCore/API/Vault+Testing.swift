@@ -35,10 +35,7 @@ extension Vault {
         let device = try deviceSecret(creating: false)
         return try read { db, keys in
             let lookup = keys.lookup(kind: .keyValueItem, accessGroup: key.policy.accessGroup, name: key.name)
-            guard
-                let row = try db.queryFirst(
-                    "SELECT \(RecordRow.columns) FROM records WHERE lookup = ?", [.blob(lookup)], row: RecordRow.init)
-            else { return nil }
+            guard let row = try row(lookup: lookup, in: db) else { return nil }
             let domain = try Domain(policyCode: row.policyCode, accessGroup: key.policy.accessGroup)
             return try row.open(key: keys.key(for: domain, device: device), vaultID: vaultID)
         }

@@ -93,18 +93,9 @@ extension Vault {
     package func tokenRecordSecret(
         id: String, authenticationContext: (any AuthenticationContext)?, prompt: String?
     ) throws -> [UInt8]? {
-        let found = try read { db, keys -> (RecordRow, ItemEnvelope, [AuthenticationFactor: FactorRecord])? in
+        try readItemValue(authenticationContext: authenticationContext, prompt: prompt) { db, keys in
             guard let row = try row(lookup: tokenLookup(id, keys), in: db) else { return nil }
-            let envelope = try openToken(row, groups: candidateGroups(in: db, keys: keys), keys: keys).envelope
-            guard case .accessControlled = envelope.content else { return (row, envelope, [:]) }
-            return (row, envelope, try FactorStore.records(in: db, keys: keys, vaultID: vaultID))
-        }
-        guard let (row, envelope, factors) = found else { return nil }
-        return try Self.translatingErrors {
-            try itemValue(of: envelope, recordID: row.id) { factor in
-                guard let record = factors[factor] else { return nil }
-                return try factorKeys(factor, record: record, context: authenticationContext, prompt: prompt)
-            }
+            return (row, try openToken(row, groups: candidateGroups(in: db, keys: keys), keys: keys).envelope)
         }
     }
 

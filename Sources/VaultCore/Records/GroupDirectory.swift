@@ -8,10 +8,7 @@ enum GroupDirectory {
 
     /// The directory's groups.
     static func groups(in db: SQLiteConnection, keys: KeyRing, vaultID: [UInt8]) throws -> Set<String> {
-        guard
-            let row = try db.queryFirst(
-                "SELECT \(RecordRow.columns) FROM records WHERE lookup = ?", [.blob(lookup(keys))], row: RecordRow.init)
-        else { return [] }
+        guard let row = try RecordRow.find(lookup: lookup(keys), in: db) else { return [] }
         return try decode(row.open(key: keys.metadataKey, vaultID: vaultID))
     }
 

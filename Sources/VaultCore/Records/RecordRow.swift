@@ -75,6 +75,11 @@ struct RecordRow {
 
     static let columns = "record_id, kind, lookup, domain, policy, version, sealed"
 
+    /// The row filed under a look-up tag, if any.
+    static func find(lookup: [UInt8], in db: SQLiteConnection) throws -> RecordRow? {
+        try db.queryFirst("SELECT \(columns) FROM records WHERE lookup = ?", [.blob(lookup)], row: RecordRow.init)
+    }
+
     init(
         id: [UInt8], kind: RecordKind, lookup: [UInt8]?, domainID: [UInt8], policyCode: Int64,
         version: UInt64, sealed: [UInt8]

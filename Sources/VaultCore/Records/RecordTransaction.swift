@@ -17,8 +17,7 @@ struct RecordTransaction {
     }
 
     func row(lookup: [UInt8]) throws -> RecordRow? {
-        try db.queryFirst(
-            "SELECT \(RecordRow.columns) FROM records WHERE lookup = ?", [.blob(lookup)], row: RecordRow.init)
+        try RecordRow.find(lookup: lookup, in: db)
     }
 
     func rows(kind: RecordKind) throws -> [RecordRow] {
