@@ -74,9 +74,7 @@ extension Vault {
         }
         let reachable = groups.filter(keys.isInScope)
         guard !reachable.isEmpty else { throw Self.outOfScope }
-        for group in reachable {
-            let domain = try Domain(policyCode: row.policyCode, accessGroup: group)
-            guard safeCompare(row.domainID, keys.id(of: domain, device: device)) else { continue }
+        if let domain = try row.domain(among: reachable, keys: keys, device: device) {
             let envelope = try ItemEnvelope(
                 decoding: row.open(key: keys.key(for: domain, device: device), vaultID: vaultID))
             return (envelope, domain)

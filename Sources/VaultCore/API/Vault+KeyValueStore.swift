@@ -92,13 +92,7 @@ extension Vault {
             let keys = transaction.keys
             for row in try transaction.rows(kind: .keyValueItem) {
                 if let scope = keys.scope {
-                    let reachable = scope.contains { group in
-                        guard let domain = try? Domain(policyCode: row.policyCode, accessGroup: group) else {
-                            return false
-                        }
-                        return row.domainID == keys.id(of: domain, device: device)
-                    }
-                    guard reachable else { continue }
+                    guard (try? row.domain(among: Array(scope), keys: keys, device: device)) != nil else { continue }
                 }
                 try transaction.delete(row)
             }
@@ -203,9 +197,9 @@ extension Vault {
                 [.integer(Int64(RecordKind.keyValueItem.rawValue))], row: RecordRow.init)
             var names: [String] = []
             for row in rows {
-                let domain = try Domain(policyCode: row.policyCode, accessGroup: accessGroup)
-                if domain.accessibility.isDeviceBound && device == nil { continue }
-                guard row.domainID == keys.id(of: domain, device: device) else { continue }
+                // Rows of other groups, and device-bound rows without this device's secret, match no
+                // domain here.
+                guard try row.domain(among: [accessGroup], keys: keys, device: device) != nil else { continue }
                 names.append(try openItem(row, groups: [accessGroup], keys: keys).envelope.name)
             }
             return names.sorted()

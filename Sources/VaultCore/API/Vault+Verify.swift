@@ -50,11 +50,8 @@ extension Vault {
         -> SymmetricKey?
     {
         if row.kind.isMetadata { return keys.metadataKey }
-        for group in groups where keys.isInScope(group) {
-            let domain = try Domain(policyCode: row.policyCode, accessGroup: group)
-            if row.domainID == keys.id(of: domain, device: device) {
-                return try keys.key(for: domain, device: device)
-            }
+        if let domain = try row.domain(among: groups.filter(keys.isInScope), keys: keys, device: device) {
+            return try keys.key(for: domain, device: device)
         }
         return nil
     }

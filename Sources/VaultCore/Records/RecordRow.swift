@@ -75,6 +75,16 @@ struct RecordRow {
 
     static let columns = "record_id, kind, lookup, domain, policy, version, sealed"
 
+    /// Which of `groups` the row's domain is in: the domain whose keyed id the row carries, or
+    /// `nil` when none matches (another group, another device, or a tampered row).
+    func domain(among groups: [String?], keys: KeyRing, device: DeviceSecret?) throws -> Domain? {
+        for group in groups {
+            let domain = try Domain(policyCode: policyCode, accessGroup: group)
+            if safeCompare(domainID, keys.id(of: domain, device: device)) { return domain }
+        }
+        return nil
+    }
+
     /// The row filed under a look-up tag, if any.
     static func find(lookup: [UInt8], in db: SQLiteConnection) throws -> RecordRow? {
         try db.queryFirst("SELECT \(columns) FROM records WHERE lookup = ?", [.blob(lookup)], row: RecordRow.init)
