@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Layers, each a target; imports only point down:
-// CSodium, CSQLite (C) -> VaultCrypto, VaultStorage -> VaultCore -> OAuth2 -> Credentials
+// CSodium, CSQLite (C), Locking -> VaultCrypto, VaultStorage -> VaultCore -> OAuth2 -> Credentials
 // -> TokenVault (umbrella).
 let package = Package(
     name: "TokenVault",
@@ -18,11 +18,12 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
-        .target(name: "VaultCrypto", dependencies: ["CSodium"]),
-        .target(name: "VaultStorage", dependencies: ["CSQLite"]),
-        .target(name: "VaultCore", dependencies: ["VaultCrypto", "VaultStorage"]),
-        .target(name: "OAuth2", dependencies: ["VaultCrypto"]),
-        .target(name: "Credentials", dependencies: ["VaultCore", "OAuth2"]),
+        .target(name: "Locking"),
+        .target(name: "VaultCrypto", dependencies: ["CSodium", "Locking"]),
+        .target(name: "VaultStorage", dependencies: ["CSQLite", "Locking"]),
+        .target(name: "VaultCore", dependencies: ["VaultCrypto", "VaultStorage", "Locking"]),
+        .target(name: "OAuth2", dependencies: ["VaultCrypto", "Locking"]),
+        .target(name: "Credentials", dependencies: ["VaultCore", "OAuth2", "Locking"]),
         .target(name: "TokenVault", dependencies: ["VaultCrypto", "VaultCore", "OAuth2", "Credentials"]),
         .executableTarget(name: "TokenVaultCLI", dependencies: ["TokenVault"]),
         .executableTarget(
@@ -30,17 +31,18 @@ let package = Package(
             path: "Benchmarks/TokenVaultBench"),
 
         .target(
-            name: "TestSupport", dependencies: ["TokenVault", "VaultStorage"], path: "Tests/TestSupport",
+            name: "TestSupport", dependencies: ["TokenVault", "VaultStorage", "Locking"], path: "Tests/TestSupport",
             resources: [.copy("Resources")]),
         .executableTarget(
             name: "VaultTestWorker", dependencies: ["TokenVault"], path: "Tests/VaultTestWorker"),
         .testTarget(name: "VaultCryptoTests", dependencies: ["VaultCrypto", "TestSupport"]),
         .testTarget(name: "VaultStorageTests", dependencies: ["VaultStorage", "TestSupport"]),
         .testTarget(name: "TokenVaultCLITests", dependencies: ["TestSupport", "TokenVaultCLI"]),
-        .testTarget(name: "OAuth2Tests", dependencies: ["OAuth2", "TestSupport"]),
-        .testTarget(name: "CredentialsTests", dependencies: ["TokenVault", "TestSupport", "VaultTestWorker"]),
+        .testTarget(name: "OAuth2Tests", dependencies: ["OAuth2", "Locking", "TestSupport"]),
+        .testTarget(
+            name: "CredentialsTests", dependencies: ["TokenVault", "Locking", "TestSupport", "VaultTestWorker"]),
         .testTarget(
             name: "VaultCoreTests",
-            dependencies: ["TokenVault", "VaultStorage", "TestSupport", "VaultTestWorker"]),
+            dependencies: ["TokenVault", "VaultStorage", "Locking", "TestSupport", "VaultTestWorker"]),
     ]
 )

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// The unlock session: the key ring, when it was unlocked and last used, and proofs being reused.
 struct VaultSession {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import VaultCrypto
 import VaultStorage
 
@@ -19,9 +19,9 @@ public final class Vault: Sendable {
     /// The file, or `nil` for an in-memory vault.
     public let url: URL?
     let configuration: Configuration
-    let session = Mutex(VaultSession())
-    let device = Mutex<DeviceSecret?>(nil)
-    let autoLockTimer = Mutex<Task<Void, Never>?>(nil)
+    let session = Locked(VaultSession())
+    let device = Locked<DeviceSecret?>(nil)
+    let autoLockTimer = Locked<Task<Void, Never>?>(nil)
 
     init(database: SQLiteDatabase, vaultID: [UInt8], url: URL?, configuration: Configuration, keys: KeyRing) {
         self.database = database

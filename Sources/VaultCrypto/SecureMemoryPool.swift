@@ -1,5 +1,5 @@
 internal import CSodium
-import Synchronization
+import Locking
 
 /// Hands out small blocks of guarded, locked memory carved from larger `sodium_malloc` slabs.
 ///
@@ -19,7 +19,7 @@ final class SecureMemoryPool: Sendable {
 
     // Addresses are kept as integers so the free list is Sendable; they are only ever
     // turned back into pointers by this type.
-    private let freeBlocks = Mutex<[UInt]>([])
+    private let freeBlocks = Locked<[UInt]>([])
 
     /// Returns writable memory of at least `count` bytes, zeroed.
     func allocate(count: Int) -> UnsafeMutableRawPointer {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// A serialised SQLite connection that is used only through transactions.
 ///
@@ -7,7 +7,7 @@ import Synchronization
 /// rolls back when it throws (GRDB's `write { db in }`). Writes start with `BEGIN IMMEDIATE`, so a
 /// read-modify-write never races another process; reads see one consistent snapshot.
 package final class SQLiteDatabase: Sendable {
-    private let connection: Mutex<SQLiteConnection>
+    private let connection: Locked<SQLiteConnection>
 
     /// Opens a database file (or a private in-memory one).
     ///
@@ -16,7 +16,7 @@ package final class SQLiteDatabase: Sendable {
     ///   - mode: How to open it.
     ///   - busyTimeout: How long to wait for another process's lock.
     package init(path: String, mode: SQLiteConnection.Mode, busyTimeout: Duration) throws {
-        connection = Mutex(try SQLiteConnection(path: path, mode: mode, busyTimeout: busyTimeout))
+        connection = Locked(try SQLiteConnection(path: path, mode: mode, busyTimeout: busyTimeout))
     }
 
     /// Switches the file to write-ahead logging (outside any transaction); see

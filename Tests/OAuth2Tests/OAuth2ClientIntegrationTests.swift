@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import OAuth2
 import TestSupport
 import Testing

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -83,7 +83,7 @@ public final class AuthorizationServer: Sendable {
     public let url: URL
     /// How long the server took from launch to accepting connections.
     public let startupTime: Duration
-    private let process: Mutex<Process?>
+    private let process: Locked<Process?>
     /// The server's standard input, never written: closing it (or this process dying) stops it.
     private let input: Pipe
 
@@ -135,7 +135,7 @@ public final class AuthorizationServer: Sendable {
         }
         self.url = url
         startupTime = ContinuousClock.now - started
-        self.process = Mutex(process)
+        self.process = Locked(process)
         self.input = input
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 
 /// Runs the built `tokenvault` binary, as a user's shell would.
 public enum CLIProcess {

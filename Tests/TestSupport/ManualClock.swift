@@ -1,9 +1,9 @@
-import Synchronization
+import Locking
 import TokenVault
 
 /// A clock that moves only when told: auto-lock and reuse windows without sleeping.
 public final class ManualClock: VaultClock {
-    private let time = Mutex<Duration>(.seconds(1000))
+    private let time = Locked<Duration>(.seconds(1000))
 
     /// A clock at an arbitrary fixed time.
     public init() {}

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 
 /// A command in a real pseudo-terminal (`script(1)`), typed into and read like a person would:
 /// for no-echo prompt tests. Everything the terminal shows is collected.

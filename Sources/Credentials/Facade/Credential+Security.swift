@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import VaultCore
 
 extension Credential {
@@ -15,7 +15,7 @@ extension Credential {
         /// refresh by another process, say). Storing itself never needs a proof.
         case context(any AuthenticationContext)
 
-        private static let standardOptions = Mutex<[Security]>([.accessibility(.afterFirstUnlock)])
+        private static let standardOptions = Locked<[Security]>([.accessibility(.afterFirstUnlock)])
 
         /// The options `Credential.store` uses when given none: `afterFirstUnlock` unless changed.
         public static var standard: [Security] {

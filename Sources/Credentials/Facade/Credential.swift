@@ -1,6 +1,6 @@
 import Foundation
+import Locking
 import OAuth2
-import Synchronization
 import VaultCore
 
 /// A stored token and what can be done with it: the library's main entry point for apps.
@@ -28,11 +28,11 @@ public final class Credential: Sendable, Identifiable, Equatable {
     let authenticationContext: (any AuthenticationContext)?
     /// The client for the token's issuer and client id.
     public let oauth2: OAuth2Client
-    private let state: Mutex<State>
+    private let state: Locked<State>
     /// The refresh in flight, which every concurrent caller joins.
-    let refreshFlight = Mutex<Task<Token, any Error>?>(nil)
+    let refreshFlight = Locked<Task<Token, any Error>?>(nil)
     /// The automatic refresh loop, when running, with an id the loop clears itself by.
-    let automaticRefresh = Mutex<(id: UUID, task: Task<Void, Never>)?>(nil)
+    let automaticRefresh = Locked<(id: UUID, task: Task<Void, Never>)?>(nil)
 
     init(
         token: Token, metadata: Token.Metadata, storage: any TokenStorage, context: (any AuthenticationContext)?,
@@ -44,7 +44,7 @@ public final class Credential: Sendable, Identifiable, Equatable {
         oauth2 = OAuth2Client(
             issuer: token.context.issuer, clientID: token.context.clientID, clientSecret: token.context.clientSecret,
             scopes: token.context.scopes, requestTimeout: requestTimeout)
-        state = Mutex(State(token: token, metadata: metadata))
+        state = Locked(State(token: token, metadata: metadata))
     }
 
     deinit {

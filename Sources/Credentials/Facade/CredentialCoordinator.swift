@@ -1,6 +1,6 @@
 import Foundation
+import Locking
 import OAuth2
-import Synchronization
 import VaultCore
 
 /// The process-wide state behind `Credential`'s static API: the storage in use and the one
@@ -15,7 +15,7 @@ final class CredentialCoordinator: Sendable {
         var requestTimeout: TimeInterval = 30
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     var storage: any TokenStorage {
         get { state.withLock { $0.storage } }

@@ -1,5 +1,5 @@
+import Locking
 import OAuth2
-import Synchronization
 import VaultCore
 
 /// Tokens in memory only: the default storage until an app calls `Credential.use(_:)`, and the
@@ -20,7 +20,7 @@ public final class InMemoryTokenStorage: TokenStorage {
         var defaultID: String?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// An empty storage.
     public init() {}

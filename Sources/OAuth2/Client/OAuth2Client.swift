@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import VaultCrypto
 
 #if canImport(FoundationNetworking)
@@ -25,7 +25,7 @@ public final class OAuth2Client: Sendable {
     /// How long one request may take before it fails with ``OAuth2Error/network(_:)``.
     public let requestTimeout: TimeInterval
     let session: URLSession
-    private let discovered = Mutex<OpenIDConfiguration?>(nil)
+    private let discovered = Locked<OpenIDConfiguration?>(nil)
 
     /// A client.
     ///

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 import VaultCrypto
 
 /// The keys of an unlocked vault, all in guarded memory.
@@ -29,7 +29,7 @@ final class KeyRing: Sendable {
     let scope: Set<String?>?
     private let classRoots: [Accessibility: SymmetricKey]
     private let groupKeys: [ClassGroup: SymmetricKey]
-    private let domainKeys = Mutex<[DomainKeyID: SymmetricKey]>([:])
+    private let domainKeys = Locked<[DomainKeyID: SymmetricKey]>([:])
 
     private struct DomainKeyID: Hashable {
         let domain: Domain

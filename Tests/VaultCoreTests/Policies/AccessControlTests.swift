@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import TestSupport
 import Testing
 import TokenVault
@@ -105,7 +105,7 @@ import TokenVault
         let (vault, _) = try makeVault()
         let item = key(.devicePasscode)
         try vault.set("v", for: item)
-        let asked = Mutex(0)
+        let asked = Locked(0)
         let passphrase = factorPassphrase
         let context = PassphraseAuthenticationContext(reuseWindow: .seconds(60)) { prompt in
             #expect(prompt == "Read the token")
