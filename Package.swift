@@ -34,7 +34,7 @@ let package = Package(
             name: "TestSupport", dependencies: ["TokenVault", "VaultStorage", "Locking"], path: "Tests/TestSupport",
             resources: [.copy("Resources")]),
         .executableTarget(
-            name: "VaultTestWorker", dependencies: ["TokenVault"], path: "Tests/VaultTestWorker"),
+            name: "VaultTestWorker", dependencies: ["TokenVault", "VaultCore"], path: "Tests/VaultTestWorker"),
         .testTarget(name: "VaultCryptoTests", dependencies: ["VaultCrypto", "TestSupport"]),
         .testTarget(name: "VaultStorageTests", dependencies: ["VaultStorage", "TestSupport"]),
         .testTarget(name: "TokenVaultCLITests", dependencies: ["TestSupport", "TokenVaultCLI"]),

@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 import TokenVault
+import VaultCore
 
 /// Several real processes on one vault file.
 @Suite struct VaultProcessTests {
@@ -25,6 +26,19 @@ import TokenVault
         let report = try vault.verify()
         #expect(report.recordCount == 2)
         #expect(report.generation == UInt64(processes * increments + increments))
+    }
+
+    @Test func aLeaseHeldByAKilledProcessFreesAtOnce() throws {
+        let (vault, url, keyFile) = try TestVaults.keyFileVault(in: directory)
+        let worker = try WorkerProcess.start(["hold-lease", url.path, keyFile.path, "refresh x", "3600"])
+        let held = worker.1.fileHandleForReading.availableData
+        #expect(String(decoding: held, as: UTF8.self) == "held\n")
+        #expect(try !vault.acquireLease("refresh x", owner: "parent", duration: 60), "the live holder lost its lease")
+
+        kill(worker.0.processIdentifier, SIGKILL)
+        worker.0.waitUntilExit()
+        // Without the holder check this would wait the full hour.
+        #expect(try vault.acquireLease("refresh x", owner: "parent", duration: 60))
     }
 
     @Test func writesFromOtherProcessesAreVisibleAndVerified() throws {

@@ -1,14 +1,18 @@
 import Foundation
 
 /// Cross-process leases: named locks with an owner and an expiry, kept in the vault file so that
-/// every process sharing it sees them. A crashed holder's lease simply expires.
+/// every process sharing it sees them. A crashed holder's lease frees as soon as another process on
+/// the same machine sees its holder is gone, and otherwise when it expires.
 extension Vault {
     private struct Lease: Codable {
         let owner: String
         let expires: Date
+        /// `nil` in leases written before holders were recorded.
+        let holder: LeaseHolder?
     }
 
-    /// Takes the lease `name` for `owner` if it is free, expired, or already `owner`'s.
+    /// Takes the lease `name` for `owner` if it is free, expired, held by a process known to have
+    /// exited, or already `owner`'s.
     ///
     /// - Parameters:
     ///   - name: The lease (for a refresh, the token id).
@@ -23,9 +27,10 @@ extension Vault {
             let existing = try row(lookup: lookup, in: transaction.db)
             if let existing {
                 let lease = try decode(existing, keys: transaction.keys)
-                guard lease.owner == owner || lease.expires <= now else { return false }
+                let free = lease.owner == owner || lease.expires <= now || lease.holder?.isKnownDead == true
+                guard free else { return false }
             }
-            let lease = Lease(owner: owner, expires: now.addingTimeInterval(duration))
+            let lease = Lease(owner: owner, expires: now.addingTimeInterval(duration), holder: .current)
             try transaction.upsertMetadata(
                 Array(try JSONEncoder().encode(lease)), kind: .lease, lookup: lookup, replacing: existing)
             return true
