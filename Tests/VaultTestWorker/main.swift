@@ -4,6 +4,13 @@
 //   VaultTestWorker fill <vault> <key file> <name prefix> <count>
 //   VaultTestWorker store-credential <vault> <key file> <ID-token subject> <count>   (prints each id)
 //   VaultTestWorker refresh <vault> <key file> <credential id> <grace seconds>   (prints the access token)
+//   VaultTestWorker mixed <vault> <key file> <tag> <count>
+//       random mixed operations, each line-logged as it begins and is acknowledged (MixedWorkload);
+//       the seed is $WORKER_SEED, or random, and is printed first
+//   VaultTestWorker fill-disk <vault> <key file> <filler file> <value size>
+//       creates the vault and writes until the disk is full, then prints what survived (DiskFiller)
+//   VaultTestWorker hold-lease <vault> <key file> <lease name> <seconds>
+//       takes the lease, prints "held", then waits (to be killed)
 //   VaultTestWorker write-fixture <vault> <key file> - 0
 //       writes the committed format fixture (Tests/TestSupport/Resources/Fixtures): run it only
 //       when the format version changes, and keep the old fixture for the migration test.
@@ -11,6 +18,7 @@
 // Prints "ok" and exits 0 on success; prints the error and exits 1 otherwise.
 import Foundation
 import TokenVault
+import VaultCore
 
 func writeFixture(vault url: URL, keyFile: URL) throws {
     try KeyFile.generate(at: keyFile)
@@ -47,9 +55,16 @@ guard arguments.count == 6, let count = Int(arguments[5]) else {
     exit(2)
 }
 let command = arguments[1]
-if command == "write-fixture" {
+if command == "write-fixture" || command == "fill-disk" {
     do {
-        try writeFixture(vault: URL(fileURLWithPath: arguments[2]), keyFile: URL(fileURLWithPath: arguments[3]))
+        let vault = URL(fileURLWithPath: arguments[2])
+        let keyFile = URL(fileURLWithPath: arguments[3])
+        if command == "fill-disk" {
+            try DiskFiller.run(
+                vault: vault, keyFile: keyFile, filler: URL(fileURLWithPath: arguments[4]), valueSize: count)
+        } else {
+            try writeFixture(vault: vault, keyFile: keyFile)
+        }
         print("ok")
         exit(0)
     } catch {
@@ -81,6 +96,19 @@ do {
             let context = Token.Context(issuer: URL(string: "https://issuer.example.com")!, clientID: "worker")
             print(try Credential.store(Token(response: response, context: context), tags: ["storedBy": "worker"]).id)
         }
+    case "mixed":
+        let seed =
+            ProcessInfo.processInfo.environment["WORKER_SEED"].flatMap(UInt64.init) ?? .random(in: 0...UInt64.max)
+        emit("seed \(seed)")
+        var workload = try MixedWorkload(vault: vault, tag: arguments[4], seed: seed)
+        try await workload.run(operations: count)
+    case "hold-lease":
+        guard try vault.acquireLease(arguments[4], owner: "worker", duration: TimeInterval(count)) else {
+            print("error: the lease is taken")
+            exit(1)
+        }
+        emit("held")
+        while true { sleep(60) }
     case "refresh":
         try Credential.use(vault)
         guard let credential = try Credential.with(id: arguments[4]) else {

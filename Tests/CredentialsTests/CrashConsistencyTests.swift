@@ -1,0 +1,85 @@
+import Foundation
+import TestSupport
+import Testing
+import TokenVault
+
+/// Writer processes killed with SIGKILL at random points: after every kill the vault opens,
+/// `verify()` passes and every acknowledged write is there (the one in flight may or may not be).
+///
+/// `make test` runs a short version; `make stress` sets `TOKENVAULT_CRASH_KILLS` for the long one.
+@Suite struct CrashConsistencyTests {
+    static let kills = ProcessInfo.processInfo.environment["TOKENVAULT_CRASH_KILLS"].flatMap(Int.init) ?? 40
+
+    @Test func killedWritersLoseNoAcknowledgedWrite() async throws {
+        let directory = TemporaryDirectory()
+        let (vault, url, keyFile) = try TestVaults.keyFileVault(in: directory)
+        // With the local server, one credential is refreshed for real. Rotation stays on; the grace
+        // period keeps a refresh token the server rotated just before a kill usable (SECURITY.md).
+        let server =
+            AuthorizationServer.isAvailable
+            ? try AuthorizationServer(.init(reuseProtection: false, gracePeriod: 3600)) : nil
+        if let server {
+            let token = try await server.passwordToken()
+            _ = try VaultTokenStorage(vault: vault).add(
+                token: token, metadata: Token.Metadata(token: token, tags: ["owner": "w", "kind": "server"]),
+                security: Credential.Security.standard)
+        }
+        var baseline = try WorkloadState.read(vault)
+        _ = consume vault
+
+        var generator = SystemRandomNumberGenerator()
+        var writesChecked = 0
+        var interruptedWrites = 0
+        for round in 0..<Self.kills {
+            let worker = try WorkerProcess.start(["mixed", url.path, keyFile.path, "w", "1000000"])
+            let output = try Self.killAfter(
+                acknowledgements: Int.random(in: 0...25, using: &generator),
+                delay: .microseconds(Int.random(in: 0...3000, using: &generator)), worker)
+            #expect(
+                worker.0.terminationReason == .uncaughtSignal && worker.0.terminationStatus == SIGKILL,
+                "round \(round): the worker stopped by itself: \(output.suffix(400))")
+
+            let reopened = try Vault.open(at: url, unlock: .keyFile(keyFile))
+            _ = try reopened.verify()  // throws on any missing, extra or rolled-back record
+            let actual = try WorkloadState.read(reopened)
+            var journal = WorkloadJournal(baseline: baseline)
+            journal.record(output, worker: "w")
+            if let mismatch = journal.mismatch(in: actual, exactDefault: true) {
+                Issue.record("round \(round) (\(output.prefix(30))): \(mismatch)")
+                return
+            }
+            writesChecked += journal.acknowledgedWrites
+            if actual != journal.expected { interruptedWrites += 1 }
+            baseline = actual
+        }
+        print(
+            "crash consistency: \(Self.kills) SIGKILLs survived, \(writesChecked) acknowledged writes checked, "
+                + "\(interruptedWrites) kills landed after a write committed and before it was acknowledged")
+        _ = server
+    }
+
+    /// Reads the worker's output until it has acknowledged `acknowledgements` operations, waits
+    /// `delay`, kills it with SIGKILL and returns everything it printed.
+    static func killAfter(acknowledgements: Int, delay: Duration, _ worker: (Process, Pipe)) throws -> String {
+        let handle = worker.1.fileHandleForReading
+        var output = Data()
+        let ack = Array("\nack ".utf8)
+        var seen = 0
+        var searched = 0
+        while seen < acknowledgements {
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }
+            output.append(chunk)
+            // Count only lines that are complete in what has been read so far.
+            while let range = output[searched...].firstRange(of: ack) {
+                seen += 1
+                searched = range.upperBound
+            }
+        }
+        usleep(UInt32(delay.components.attoseconds / 1_000_000_000_000))
+        kill(worker.0.processIdentifier, SIGKILL)
+        output.append(handle.readDataToEndOfFile())
+        worker.0.waitUntilExit()
+        return String(decoding: output, as: UTF8.self)
+    }
+}
