@@ -94,7 +94,7 @@ extension CredentialTests {
             for (status, output) in printed { #expect(status == 0, "\(output)") }
             #expect(try await server.tokenRequests("refresh_token") == 1)
             let accessTokens = Set(printed.map { $0.output.split(separator: "\n").first.map(String.init) ?? "" })
-            #expect(accessTokens.count == 1)
+            #expect(accessTokens.count == 1, "\(printed.map(\.output))")
             #expect(try stored(credential)?.accessToken == accessTokens.first)
             try await credential.refreshIfNeeded(graceInterval: 60)  // this process re-reads, no request
             #expect(credential.token.accessToken == accessTokens.first)

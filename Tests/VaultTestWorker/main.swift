@@ -49,49 +49,36 @@ func unsignedJWT(_ claims: [String: Any]) -> String {
     return "\(encode(["alg": "none"])).\(encode(claims)).sig"
 }
 
-let arguments = CommandLine.arguments
-guard arguments.count == 6, let count = Int(arguments[5]) else {
-    print("usage: VaultTestWorker increment|fill <vault> <key file> <name> <count>")
-    exit(2)
-}
-let command = arguments[1]
-if command == "write-fixture" || command == "fill-disk" {
-    do {
-        let vault = URL(fileURLWithPath: arguments[2])
-        let keyFile = URL(fileURLWithPath: arguments[3])
-        if command == "fill-disk" {
-            try DiskFiller.run(
-                vault: vault, keyFile: keyFile, filler: URL(fileURLWithPath: arguments[4]), valueSize: count)
-        } else {
-            try writeFixture(vault: vault, keyFile: keyFile)
-        }
-        print("ok")
-        exit(0)
-    } catch {
-        print("error: \(error)")
-        exit(1)
+/// Runs one command. Everything lives in this function's frame, so it is all released before the
+/// process exits (under LeakSanitizer, values left in top-level async code are reported as leaks).
+func run(_ command: String, vault url: URL, keyFile: URL, name: String, count: Int) async throws {
+    switch command {
+    case "write-fixture":
+        try writeFixture(vault: url, keyFile: keyFile)
+        return
+    case "fill-disk":
+        try DiskFiller.run(vault: url, keyFile: keyFile, filler: URL(fileURLWithPath: name), valueSize: count)
+        return
+    default:
+        break
     }
-}
-do {
-    let vault = try Vault.open(
-        at: URL(fileURLWithPath: arguments[2]), unlock: .keyFile(URL(fileURLWithPath: arguments[3])),
-        configuration: .init(busyTimeout: .seconds(60)))
+    let vault = try Vault.open(at: url, unlock: .keyFile(keyFile), configuration: .init(busyTimeout: .seconds(60)))
     switch command {
     case "increment":
-        let counter = SecretKey<Int>(arguments[4])
+        let counter = SecretKey<Int>(name)
         for _ in 0..<count {
             try vault.update(counter) { ($0 ?? 0) + 1 }
         }
     case "fill":
         for index in 0..<count {
-            try vault.set("value-\(index)", for: SecretKey<String>("\(arguments[4])-\(index)"))
+            try vault.set("value-\(index)", for: SecretKey<String>("\(name)-\(index)"))
         }
     case "store-credential":
         try Credential.use(vault)
         for _ in 0..<count {
             let response = try JSONSerialization.data(withJSONObject: [
                 "access_token": UUID().uuidString, "token_type": "Bearer", "expires_in": 3600,
-                "refresh_token": UUID().uuidString, "id_token": unsignedJWT(["sub": arguments[4]]),
+                "refresh_token": UUID().uuidString, "id_token": unsignedJWT(["sub": name]),
             ])
             let context = Token.Context(issuer: URL(string: "https://issuer.example.com")!, clientID: "worker")
             print(try Credential.store(Token(response: response, context: context), tags: ["storedBy": "worker"]).id)
@@ -100,27 +87,33 @@ do {
         let seed =
             ProcessInfo.processInfo.environment["WORKER_SEED"].flatMap(UInt64.init) ?? .random(in: 0...UInt64.max)
         emit("seed \(seed)")
-        var workload = try MixedWorkload(vault: vault, tag: arguments[4], seed: seed)
+        var workload = try MixedWorkload(vault: vault, tag: name, seed: seed)
         try await workload.run(operations: count)
     case "hold-lease":
-        guard try vault.acquireLease(arguments[4], owner: "worker", duration: TimeInterval(count)) else {
-            print("error: the lease is taken")
-            exit(1)
+        guard try vault.acquireLease(name, owner: "worker", duration: TimeInterval(count)) else {
+            throw WorkerFailure("the lease is taken")
         }
         emit("held")
         while true { sleep(60) }
     case "refresh":
         try Credential.use(vault)
-        guard let credential = try Credential.with(id: arguments[4]) else {
-            print("error: no credential \(arguments[4])")
-            exit(1)
-        }
+        guard let credential = try Credential.with(id: name) else { throw WorkerFailure("no credential \(name)") }
         try await credential.refreshIfNeeded(graceInterval: TimeInterval(count))
         print(credential.token.accessToken)
     default:
-        print("unknown command \(command)")
-        exit(2)
+        throw WorkerFailure("unknown command \(command)")
     }
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count == 6, let count = Int(arguments[5]) else {
+    print("usage: VaultTestWorker <command> <vault> <key file> <name> <count>")
+    exit(2)
+}
+do {
+    try await run(
+        arguments[1], vault: URL(fileURLWithPath: arguments[2]), keyFile: URL(fileURLWithPath: arguments[3]),
+        name: arguments[4], count: count)
     print("ok")
 } catch {
     print("error: \(error)")
