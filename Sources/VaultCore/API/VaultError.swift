@@ -4,10 +4,16 @@ import Foundation
 /// secret, a stored value or an item name.
 public enum VaultError: Error, Equatable, Sendable, LocalizedError {
     /// Wrong passphrase or key file. Never says which part of a composite unlock was wrong.
+    ///
+    /// A key slot that was tampered with, truncated or moved from another vault (any of its id,
+    /// salt or wrapped payload) is a slot that does not open, so it gives this same error — the
+    /// file cannot tell a damaged slot from a wrong passphrase — and never stops another intact
+    /// slot from opening the vault.
     case invalidCredentials
     /// The vault (or the item's class) is locked: unlock it first.
     case locked
-    /// Tampered, truncated, swapped, rolled back or corrupt data.
+    /// Tampered, truncated, swapped, rolled back or corrupt data: a sealed record, the integrity
+    /// digest, or the vault header (a vault id that is not 16 bytes).
     case integrity(String)
     /// A `...ThisDeviceOnly` item read on a machine without the device secret it was bound to.
     case unavailableOnThisDevice
