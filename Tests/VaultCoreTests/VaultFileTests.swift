@@ -169,6 +169,107 @@ import TokenVault
         #expect(throws: VaultError.invalidCredentials) { try Vault.open(at: url, unlock: VaultKind.unlock) }
     }
 
+    /// Truncates one blob column of one key slot to every length short of its own, runs `check`,
+    /// and puts the column back; returns the number of cases.
+    func forEachTruncation(
+        of slot: RawVaultFile.KeySlot, columns: [String] = RawVaultFile.keySlotBlobColumns, in raw: RawVaultFile,
+        lengths: ((Int) -> [Int])? = nil, _ check: (String, Int) throws -> Void
+    ) throws -> Int {
+        var cases = 0
+        for column in columns {
+            let original = try raw.keySlotBlob(column, ofSlot: slot.id)
+            for length in lengths?(original.count) ?? Array(0..<original.count) {
+                let truncated = Array(original.prefix(length))
+                try raw.execute(
+                    "UPDATE key_slots SET \(column) = ? WHERE slot_id = ?", .blob(truncated), .blob(slot.id))
+                let current = column == "slot_id" ? truncated : slot.id
+                try check(column, length)
+                try raw.execute(
+                    "UPDATE key_slots SET \(column) = ? WHERE slot_id = ?", .blob(original), .blob(current))
+                cases += 1
+            }
+        }
+        return cases
+    }
+
+    /// Every blob of a key slot (id, salt, wrapped payload) cut at every offset: the slot does not
+    /// open (`invalidCredentials`, as for any tampered slot), nothing crashes, and the vault's other
+    /// slot still opens it. Both slots are tried as the damaged one, so the damaged slot comes first
+    /// in the vault's slot order in one of the two rounds.
+    @Test func aKeySlotTruncatedAtEveryOffsetDoesNotOpenAndAnIntactSlotStillDoes() throws {
+        let (vault, url, firstKey) = try TestVaults.keyFileVault(in: directory)
+        try vault.set("v", for: SecretKey<String>("k"))
+        let raw = try RawVaultFile(url)
+        let firstID = try #require(try raw.keySlots().first?.id)
+        let secondKey = directory.file("second.key")
+        try KeyFile.generate(at: secondKey)
+        try vault.addUnlock(.keyFile(secondKey))
+        let slots = try raw.keySlots()
+        #expect(slots.count == 2)
+        var cases = 0
+        for slot in slots {
+            let (own, other) = slot.id == firstID ? (firstKey, secondKey) : (secondKey, firstKey)
+            cases += try forEachTruncation(of: slot, in: raw) { column, length in
+                #expect(throws: VaultError.invalidCredentials, "\(column) cut to \(length)") {
+                    try Vault.open(at: url, unlock: .keyFile(own))
+                }
+                #expect(throws: VaultError.invalidCredentials, "unlock, \(column) cut to \(length)") {
+                    try vault.unlock(.keyFile(own))
+                }
+                let opened = try Vault.open(at: url, unlock: .keyFile(other))
+                #expect(try opened.get(SecretKey<String>("k")) == "v", "\(column) cut to \(length)")
+            }
+        }
+        let expected = slots.reduce(0) { $0 + 16 + $1.salt.count + $1.wrapped.count }
+        #expect(cases == expected)
+        #expect(try Vault.open(at: url, unlock: .keyFile(firstKey)).get(SecretKey<String>("k")) == "v")
+    }
+
+    /// The same for passphrase slots, whose salt goes to Argon2id: a cut salt used to surface as an
+    /// `integrity` error from the crypto layer and stopped the search before the intact slot.
+    /// Salt and slot id at every offset; the wrapped payload at its boundaries (each case runs Argon2).
+    @Test func aPassphraseSlotTruncatedAtEveryOffsetDoesNotOpenAndAnIntactSlotStillDoes() throws {
+        let (vault, url) = try TestVaults.onDisk(in: directory)
+        try vault.set("v", for: SecretKey<String>("k"))
+        let raw = try RawVaultFile(url)
+        let firstID = try #require(try raw.keySlots().first?.id)
+        let second: Passphrase = "a second passphrase"
+        try vault.addUnlock(.passphrase(second), keyDerivation: TestVaults.fastKeyDerivation)
+        let slots = try raw.keySlots()
+        var cases = 0
+        for slot in slots {
+            let (own, other) = slot.id == firstID ? (TestVaults.passphrase, second) : (second, TestVaults.passphrase)
+            cases += try forEachTruncation(
+                of: slot, in: raw,
+                lengths: { count in count > 16 ? [0, 1, 23, 24, 39, 40, count / 2, count - 1] : Array(0..<count) }
+            ) { column, length in
+                #expect(throws: VaultError.invalidCredentials, "\(column) cut to \(length)") {
+                    try Vault.open(at: url, unlock: .passphrase(own))
+                }
+                let opened = try Vault.open(at: url, unlock: .passphrase(other))
+                #expect(try opened.get(SecretKey<String>("k")) == "v", "\(column) cut to \(length)")
+            }
+        }
+        #expect(cases == 2 * (16 + 16 + 8))
+    }
+
+    /// The header's vault id cut at every offset: `integrity` (a damaged header), never a crash.
+    @Test func aTruncatedVaultIDIsAnIntegrityError() throws {
+        let (vault, url, keyFile) = try TestVaults.keyFileVault(in: directory)
+        try vault.set("v", for: SecretKey<String>("k"))
+        let raw = try RawVaultFile(url)
+        let vaultID = try #require(try raw.blob("SELECT vault_id FROM vault_header"))
+        #expect(vaultID.count == 16)
+        for length in 0..<vaultID.count {
+            try raw.execute("UPDATE vault_header SET vault_id = ?", .blob(Array(vaultID.prefix(length))))
+            #expect(throws: VaultError.integrity("the vault header is malformed"), "cut to \(length)") {
+                try Vault.open(at: url, unlock: .keyFile(keyFile))
+            }
+        }
+        try raw.execute("UPDATE vault_header SET vault_id = ?", .blob(vaultID))
+        #expect(try Vault.open(at: url, unlock: .keyFile(keyFile)).get(SecretKey<String>("k")) == "v")
+    }
+
     @Test func aNewerFormatIsRefused() throws {
         let (_, url) = try TestVaults.onDisk(in: directory)
         try RawVaultFile(url).execute("UPDATE vault_header SET format_version = 2")
