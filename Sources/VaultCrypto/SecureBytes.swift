@@ -81,9 +81,11 @@ extension SecureBytes: Equatable {
     }
 }
 
-extension SecureBytes: CustomStringConvertible, CustomDebugStringConvertible {
+extension SecureBytes: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// A redacted description that gives only the length.
     public var description: String { "SecureBytes(\(count) bytes, redacted)" }
     /// The same redacted text as ``description``.
     public var debugDescription: String { description }
+    /// What `dump()` and debuggers show: the length only (not even where the bytes live).
+    public var customMirror: Mirror { Mirror(self, children: ["count": count], displayStyle: .class) }
 }
