@@ -40,7 +40,8 @@ let package = Package(
         .testTarget(name: "TokenVaultCLITests", dependencies: ["TestSupport", "TokenVaultCLI"]),
         .testTarget(name: "OAuth2Tests", dependencies: ["OAuth2", "Locking", "TestSupport"]),
         .testTarget(
-            name: "CredentialsTests", dependencies: ["TokenVault", "Locking", "TestSupport", "VaultTestWorker"]),
+            name: "CredentialsTests",
+            dependencies: ["TokenVault", "VaultStorage", "Locking", "TestSupport", "VaultTestWorker"]),
         .testTarget(
             name: "VaultCoreTests",
             dependencies: ["TokenVault", "VaultStorage", "Locking", "TestSupport", "VaultTestWorker"]),
