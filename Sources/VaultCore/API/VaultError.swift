@@ -38,6 +38,11 @@ public enum VaultError: Error, Equatable, Sendable, LocalizedError {
     case invalidArgument(String)
     /// A stored value that does not decode as the type the key asks for.
     case typeMismatch(String)
+    /// A vault file, key file or device secret whose mode lets its group or other users read or
+    /// write it (`mode & 0o077` is not zero), refused as ssh refuses a loose private key. The
+    /// string is the file's path; the message says how to fix it (`chmod 600 <path>`). Set
+    /// ``Vault/Configuration/allowsInsecurePermissions`` to accept such files anyway.
+    case insecurePermissions(String)
     /// The file system or SQLite failed (disk full, I/O error, another process holding the lock
     /// past the busy timeout). The write did not happen; the previous state is intact.
     case storage(String)
@@ -60,6 +65,9 @@ public enum VaultError: Error, Equatable, Sendable, LocalizedError {
         case .invalidKeyFile(let detail): "Invalid key file: \(detail)."
         case .invalidArgument(let detail): "Invalid argument: \(detail)."
         case .typeMismatch(let detail): "Type mismatch: \(detail)."
+        case .insecurePermissions(let path):
+            "\(path) is accessible by other users; restrict it with 'chmod 600 \(path)' "
+                + "(or allow insecure permissions explicitly)."
         case .storage(let detail): "Storage failure: \(detail)."
         }
     }
