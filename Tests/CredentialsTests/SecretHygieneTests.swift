@@ -88,7 +88,7 @@ extension CredentialTests {
         let credential = try Credential.store(token, tags: ["team": "core"])
         let keyFile = directory.file("hygiene.key")
         try Data(S.keyBytes + S.keyBytes).write(to: keyFile)
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyFile.path)
+        try setFileMode(0o600, keyFile)
         let passphrase = Passphrase(S.passphrase)
         let vault = try Vault.inMemory(unlock: .passphrase(passphrase), keyDerivation: TestVaults.fastKeyDerivation)
         try vault.set(S.storedValue, for: SecretKey<String>("stored"))
@@ -147,7 +147,7 @@ extension CredentialTests {
         capture("empty passphrase") { _ = try Vault.create(at: directory.file("n.db"), unlock: .passphrase("")) }
         let shortKey = directory.file("short.key")
         try Data(S.keyBytes.prefix(31)).write(to: shortKey)
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: shortKey.path)
+        try setFileMode(0o600, shortKey)
         capture("short key file") { _ = try Vault.open(at: url, unlock: .keyFile(shortKey)) }
         capture("stored value read as another type") { _ = try vault.get(SecretKey<Int>("stored")) }
         let store = SecretStore(vault: vault, service: "hygiene")

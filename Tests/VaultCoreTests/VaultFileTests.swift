@@ -93,6 +93,7 @@ import TokenVault
         }
         let short = directory.file("short.key")
         try Data(repeating: 1, count: 31).write(to: short)
+        try setFileMode(0o600, short)  // a loose mode would be refused before the length is checked
         #expect(throws: VaultError.invalidKeyFile("shorter than 32 bytes: \(short.path)")) {
             try Vault.open(at: url, unlock: .keyFile(short))
         }
@@ -282,11 +283,13 @@ import TokenVault
     @Test func garbageAndForeignFilesAreRefusedAndLeftUnchanged() throws {
         let garbage = directory.file("garbage.db")
         try Data((0..<8192).map { UInt8($0 % 253) }).write(to: garbage)
+        try setFileMode(0o600, garbage)  // private, so the format is what is refused
         #expect(throws: VaultError.unsupportedFormat("the file is not a TokenVault vault")) {
             try Vault.open(at: garbage, unlock: VaultKind.unlock)
         }
         let empty = directory.file("empty.db")
         try Data().write(to: empty)
+        try setFileMode(0o600, empty)
         #expect(throws: VaultError.unsupportedFormat("the file is not a TokenVault vault")) {
             try Vault.open(at: empty, unlock: VaultKind.unlock)
         }
@@ -309,6 +312,7 @@ import TokenVault
         for length in [0, 1, 50, 99, 100, 512, 4095, 4096, 4097, 8192, full.count / 2, full.count - 1] {
             let copy = directory.file("truncated-\(length).db")
             try full.prefix(length).write(to: copy)
+            try setFileMode(0o600, copy)
             do {
                 let opened = try Vault.open(at: copy, unlock: VaultKind.unlock)
                 _ = try opened.verify()
