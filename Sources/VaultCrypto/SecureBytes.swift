@@ -63,6 +63,10 @@ public final class SecureBytes: @unchecked Sendable {
         try body(UnsafeRawBufferPointer(start: pointer, count: count))
     }
 
+    /// Where the secret bytes live, as a number: for the wipe test, which checks in a separate
+    /// process that the same bytes read as zeros once the owner is gone. Package-internal.
+    package var addressForTesting: UInt { UInt(bitPattern: pointer) }
+
     deinit {
         SecureMemoryPool.shared.release(pointer, count: count)
     }
