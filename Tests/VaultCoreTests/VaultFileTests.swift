@@ -25,6 +25,27 @@ import TokenVault
         #expect(leftovers.isEmpty)
     }
 
+    /// While a vault is open its write-ahead log and shared-memory files exist (the creation test
+    /// checks them only if present) and are 0600 like the vault; key files and their new folders
+    /// are 0600 / 0700.
+    @Test func sideFilesKeyFilesAndTheirFoldersArePrivate() throws {
+        let (vault, url) = try TestVaults.onDisk(in: directory)
+        try vault.set("v", for: SecretKey<String>("k"))
+        let reopened = try Vault.open(at: url, unlock: VaultKind.unlock)
+        try reopened.set("w", for: SecretKey<String>("k2"))
+        for suffix in ["-wal", "-shm"] {
+            let side = URL(fileURLWithPath: url.path + suffix)
+            #expect(FileManager.default.fileExists(atPath: side.path), "no \(suffix) while open")
+            #expect(try fileMode(side) == 0o600, "\(suffix)")
+        }
+        let keyFile = directory.file("keys/nested/vault.key")
+        try KeyFile.generate(at: keyFile)
+        #expect(try fileMode(keyFile) == 0o600)
+        #expect(try fileMode(directory.file("keys/nested")) == 0o700)
+        #expect(try fileMode(directory.file("keys")) == 0o700)
+        withExtendedLifetime(vault) {}
+    }
+
     @Test func reopenAfterCloseKeepsEverything() throws {
         let (vault, url) = try TestVaults.onDisk(in: directory)
         try vault.set(["a", "b"], for: SecretKey<[String]>("list"))
