@@ -34,13 +34,14 @@ let package = Package(
             name: "TestSupport", dependencies: ["TokenVault", "VaultStorage", "Locking"], path: "Tests/TestSupport",
             resources: [.copy("Resources")]),
         .executableTarget(
-            name: "VaultTestWorker", dependencies: ["TokenVault", "VaultCore"], path: "Tests/VaultTestWorker"),
+            name: "VaultTestWorker", dependencies: ["TokenVault", "VaultCore", "Locking"], path: "Tests/VaultTestWorker"),
         .testTarget(name: "VaultCryptoTests", dependencies: ["VaultCrypto", "TestSupport"]),
         .testTarget(name: "VaultStorageTests", dependencies: ["VaultStorage", "TestSupport"]),
         .testTarget(name: "TokenVaultCLITests", dependencies: ["TestSupport", "TokenVaultCLI"]),
         .testTarget(name: "OAuth2Tests", dependencies: ["OAuth2", "Locking", "TestSupport"]),
         .testTarget(
-            name: "CredentialsTests", dependencies: ["TokenVault", "Locking", "TestSupport", "VaultTestWorker"]),
+            name: "CredentialsTests",
+            dependencies: ["TokenVault", "VaultStorage", "Locking", "TestSupport", "VaultTestWorker"]),
         .testTarget(
             name: "VaultCoreTests",
             dependencies: ["TokenVault", "VaultStorage", "Locking", "TestSupport", "VaultTestWorker"]),

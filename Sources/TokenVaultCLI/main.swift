@@ -20,6 +20,6 @@ do {
     console.error("tokenvault: \(error.message)")
     exit(ExitCode.usage.rawValue)
 } catch {
-    console.error("tokenvault: \(error.localizedDescription)")
+    console.error("tokenvault: \(ErrorMessage.text(for: error))")
     exit(ExitCode(error).rawValue)
 }

@@ -67,7 +67,8 @@ extension Vault {
             return cached.keys
         }
         guard let proof = try context.proof(for: factor, prompt: prompt) else { return nil }
-        let keys = try record.open(with: proof, vaultID: vaultID)
+        let keys = try record.open(
+            with: proof, vaultID: vaultID, allowsInsecurePermissions: configuration.allowsInsecurePermissions)
         if context.reuseWindow > .zero {
             session.withLock { session in
                 if session.keys != nil { session.proofs[id] = (keys, now + context.reuseWindow) }
@@ -80,9 +81,12 @@ extension Vault {
     func deviceSecret(creating: Bool) throws -> DeviceSecret? {
         if let cached = device.withLock({ $0 }) { return cached }
         let url = configuration.deviceSecretURL
-        guard let loaded = creating ? try DeviceSecret.loadOrCreate(at: url) : try DeviceSecret.load(at: url) else {
-            return nil
-        }
+        let loose = configuration.allowsInsecurePermissions
+        guard
+            let loaded = creating
+                ? try DeviceSecret.loadOrCreate(at: url, allowsInsecurePermissions: loose)
+                : try DeviceSecret.load(at: url, allowsInsecurePermissions: loose)
+        else { return nil }
         device.withLock { $0 = loaded }
         return loaded
     }

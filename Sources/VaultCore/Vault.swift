@@ -49,8 +49,9 @@ public final class Vault: Sendable {
     ///   - configuration: Settings for this process.
     /// - Returns: The unlocked vault.
     /// - Throws: ``VaultError/alreadyExists(_:)``, ``VaultError/invalidArgument(_:)`` (empty
-    ///   passphrase), ``VaultError/invalidKeyFile(_:)``, ``VaultError/unsupportedFormat(_:)`` (costs
-    ///   out of bounds), ``VaultError/storage(_:)``.
+    ///   passphrase), ``VaultError/invalidKeyFile(_:)``, ``VaultError/insecurePermissions(_:)`` (a
+    ///   key file open to other users), ``VaultError/unsupportedFormat(_:)`` (costs out of bounds),
+    ///   ``VaultError/storage(_:)``.
     // Laid out as in API.md, so the contract's signature stays greppable.
     // swift-format-ignore
     public static func create(at url: URL, unlock: VaultUnlock,
@@ -59,7 +60,8 @@ public final class Vault: Sendable {
         try translatingErrors {
             let path = url.standardizedFileURL.path
             guard !FileManager.default.fileExists(atPath: path) else { throw VaultError.alreadyExists(path) }
-            let material = try UnlockMaterial(unlock)
+            let material = try UnlockMaterial(
+                unlock, allowsInsecurePermissions: configuration.allowsInsecurePermissions)
             try material.checkStrength()
             let payload = newVaultPayload(for: material)
             let vaultID = SecureRandom.bytes(count: VaultFormat.idByteCount)
@@ -97,7 +99,8 @@ public final class Vault: Sendable {
     /// - Throws: ``VaultError/notFound(_:)``, ``VaultError/invalidCredentials``,
     ///   ``VaultError/invalidKeyFile(_:)``, ``VaultError/unsupportedFormat(_:)`` (not a vault, a
     ///   newer format, KDF costs out of bounds), ``VaultError/integrity(_:)`` (damaged file),
-    ///   ``VaultError/storage(_:)``.
+    ///   ``VaultError/insecurePermissions(_:)`` (the vault or key file is open to other users;
+    ///   checked before either is read, unless the configuration allows it), ``VaultError/storage(_:)``.
     // Laid out as in API.md, so the contract's signature stays greppable.
     // swift-format-ignore
     public static func open(at url: URL, unlock: VaultUnlock,
@@ -105,7 +108,11 @@ public final class Vault: Sendable {
         try translatingErrors {
             let path = url.standardizedFileURL.path
             guard FileManager.default.fileExists(atPath: path) else { throw VaultError.notFound(path) }
-            let material = try UnlockMaterial(unlock)
+            if !configuration.allowsInsecurePermissions, SecureFile.groupAndOtherPermissions(path) ?? 0 != 0 {
+                throw VaultError.insecurePermissions(path)
+            }
+            let material = try UnlockMaterial(
+                unlock, allowsInsecurePermissions: configuration.allowsInsecurePermissions)
             let database = try SQLiteDatabase(path: path, mode: .readWrite, busyTimeout: configuration.busyTimeout)
             let (vaultID, slots) = try database.read { db in
                 (try VaultSchema.readHeader(db), try KeySlot.all(in: db))
@@ -151,7 +158,8 @@ public final class Vault: Sendable {
         unlock: VaultUnlock, keyDerivation: KeyDerivation = .interactive, configuration: Vault.Configuration = .init()
     ) throws -> Vault {
         try translatingErrors {
-            let material = try UnlockMaterial(unlock)
+            let material = try UnlockMaterial(
+                unlock, allowsInsecurePermissions: configuration.allowsInsecurePermissions)
             try material.checkStrength()
             let payload = newVaultPayload(for: material)
             return try makeInMemory(
@@ -208,10 +216,12 @@ public final class Vault: Sendable {
     ///
     /// - Parameter unlock: The passphrase, key file, or both.
     /// - Throws: ``VaultError/invalidCredentials``, ``VaultError/invalidKeyFile(_:)``,
+    ///   ``VaultError/insecurePermissions(_:)`` (a key file open to other users),
     ///   ``VaultError/unsupportedFormat(_:)`` (a slot's costs out of bounds).
     public func unlock(_ unlock: VaultUnlock) throws {
         try Self.translatingErrors {
-            let material = try UnlockMaterial(unlock)
+            let material = try UnlockMaterial(
+                unlock, allowsInsecurePermissions: configuration.allowsInsecurePermissions)
             let slots = try database.read { try KeySlot.all(in: $0) }
             startSession(try KeyRing(Self.openSlot(slots, with: material, vaultID: vaultID).payload))
         }

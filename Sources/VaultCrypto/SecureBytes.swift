@@ -63,6 +63,10 @@ public final class SecureBytes: @unchecked Sendable {
         try body(UnsafeRawBufferPointer(start: pointer, count: count))
     }
 
+    /// Where the secret bytes live, as a number: for the wipe test, which checks in a separate
+    /// process that the same bytes read as zeros once the owner is gone. Package-internal.
+    package var addressForTesting: UInt { UInt(bitPattern: pointer) }
+
     deinit {
         SecureMemoryPool.shared.release(pointer, count: count)
     }
@@ -81,9 +85,11 @@ extension SecureBytes: Equatable {
     }
 }
 
-extension SecureBytes: CustomStringConvertible, CustomDebugStringConvertible {
+extension SecureBytes: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// A redacted description that gives only the length.
     public var description: String { "SecureBytes(\(count) bytes, redacted)" }
     /// The same redacted text as ``description``.
     public var debugDescription: String { description }
+    /// What `dump()` and debuggers show: the length only (not even where the bytes live).
+    public var customMirror: Mirror { Mirror(self, children: ["count": count], displayStyle: .class) }
 }

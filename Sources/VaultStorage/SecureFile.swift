@@ -40,6 +40,15 @@ package enum SecureFile {
         return true
     }
 
+    /// The permission bits a file grants its group and others (`mode & 0o077`), following
+    /// symbolic links as `open` does; `nil` when nothing exists at `path`. ssh refuses a private key
+    /// whose value here is not zero, and the vault does the same for its files.
+    package static func groupAndOtherPermissions(_ path: String) -> Int? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Int(info.st_mode & 0o077)
+    }
+
     /// Removes a file if it exists.
     package static func remove(_ path: String) {
         unlink(path)
@@ -58,12 +67,14 @@ package enum SecureFile {
         }
     }
 
-    /// Why ``readBounded(at:minimumByteCount:maximumByteCount:into:)`` failed.
+    /// Why ``readBounded(at:minimumByteCount:maximumByteCount:refusingGroupOrOtherAccess:into:)`` failed.
     package enum ReadError: Error {
         case missing
         case tooShort
         case tooLong
         case unreadable(String)
+        /// The file's mode grants its group or others some access (the bits are given).
+        case insecurePermissions(Int)
     }
 
     /// Reads a whole small file straight into a caller-made buffer (secure memory for secrets),
@@ -73,9 +84,11 @@ package enum SecureFile {
     ///   - path: The file.
     ///   - minimumByteCount: Shorter files are refused.
     ///   - maximumByteCount: Longer files are refused before anything is read.
+    ///   - refusingGroupOrOtherAccess: Refuse, before reading, a file whose mode grants its group or
+    ///     others any permission (checked on the open descriptor, so a swap after the check is moot).
     ///   - makeBuffer: Given the size and a filler, makes the buffer and runs the filler on it.
     package static func readBounded<Buffer>(
-        at path: String, minimumByteCount: Int, maximumByteCount: Int,
+        at path: String, minimumByteCount: Int, maximumByteCount: Int, refusingGroupOrOtherAccess: Bool = false,
         into makeBuffer: (Int, (UnsafeMutableRawBufferPointer) throws -> Void) throws -> Buffer
     ) throws -> Buffer {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
@@ -87,6 +100,9 @@ package enum SecureFile {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else {
             throw ReadError.unreadable(String(cString: strerror(errno)))
+        }
+        if refusingGroupOrOtherAccess, info.st_mode & 0o077 != 0 {
+            throw ReadError.insecurePermissions(Int(info.st_mode & 0o777))
         }
         let size = Int(info.st_size)
         guard size >= minimumByteCount else { throw ReadError.tooShort }

@@ -13,7 +13,7 @@ public enum Fixtures {
         else { throw CocoaError(.fileNoSuchFile) }
         let destination = directory.file(name)
         try FileManager.default.copyItem(at: source, to: destination)
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: destination.path)
+        try setFileMode(0o600, destination)  // git checks files out 0644, which the vault refuses
         return destination
     }
 }

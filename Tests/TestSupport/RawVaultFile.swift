@@ -3,16 +3,31 @@ import VaultStorage
 
 /// Direct SQL access to a vault file, as an attacker with write access to the file has it:
 /// for tamper, swap, delete and rollback tests.
+///
+/// The schema's `CHECK` constraints (16-byte ids) are switched off on this connection, as they are
+/// for anyone who edits the file's bytes, so tests can store truncated ids.
 public final class RawVaultFile: Sendable {
     /// One row of the `records` table as stored.
     public struct Record: Sendable, Equatable {
         public let id: [UInt8]
         public let kind: Int64
         public let lookup: [UInt8]?
+        public let domain: [UInt8]
         public let version: Int64
         public let policy: Int64
         public let sealed: [UInt8]
     }
+
+    /// One row of the `key_slots` table as stored.
+    public struct KeySlot: Sendable, Equatable {
+        public let id: [UInt8]
+        public let kind: Int64
+        public let salt: [UInt8]
+        public let wrapped: [UInt8]
+    }
+
+    /// The blob columns of `key_slots`, as tamper tests truncate them.
+    public static let keySlotBlobColumns = ["slot_id", "salt", "wrapped"]
 
     private let database: SQLiteDatabase
 
@@ -21,6 +36,7 @@ public final class RawVaultFile: Sendable {
     /// - Parameter url: The vault file.
     public init(_ url: URL) throws {
         database = try SQLiteDatabase(path: url.path, mode: .readWrite, busyTimeout: .seconds(10))
+        try database.read { try $0.execute("PRAGMA ignore_check_constraints = ON") }
     }
 
     /// Creates a plain SQLite database (not a vault) with `schema`, as another application would.
@@ -39,12 +55,35 @@ public final class RawVaultFile: Sendable {
     /// Every record row.
     public func records() throws -> [Record] {
         try database.read { db in
-            try db.query("SELECT record_id, kind, lookup, version, policy, sealed FROM records ORDER BY record_id") {
+            try db.query(
+                "SELECT record_id, kind, lookup, version, policy, sealed, domain FROM records ORDER BY record_id"
+            ) {
                 Record(
-                    id: $0.blob(0), kind: $0.integer(1), lookup: $0.isNull(2) ? nil : $0.blob(2),
+                    id: $0.blob(0), kind: $0.integer(1), lookup: $0.isNull(2) ? nil : $0.blob(2), domain: $0.blob(6),
                     version: $0.integer(3), policy: $0.integer(4), sealed: $0.blob(5))
             }
         }
+    }
+
+    /// Every key slot row, ordered by slot id (the order the vault tries them in).
+    public func keySlots() throws -> [KeySlot] {
+        try database.read { db in
+            try db.query("SELECT slot_id, kind, salt, wrapped FROM key_slots ORDER BY slot_id") {
+                KeySlot(id: $0.blob(0), kind: $0.integer(1), salt: $0.blob(2), wrapped: $0.blob(3))
+            }
+        }
+    }
+
+    /// The value of one blob column of one key slot.
+    ///
+    /// - Parameters:
+    ///   - column: One of ``keySlotBlobColumns``.
+    ///   - slot: The slot's current id.
+    /// - Returns: The stored bytes.
+    public func keySlotBlob(_ column: String, ofSlot slot: [UInt8]) throws -> [UInt8] {
+        try database.read { db in
+            try db.queryFirst("SELECT \(column) FROM key_slots WHERE slot_id = ?", [.blob(slot)]) { $0.blob(0) }
+        } ?? []
     }
 
     /// Replaces the sealed blob of one record.

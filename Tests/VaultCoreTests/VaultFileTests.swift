@@ -25,6 +25,27 @@ import TokenVault
         #expect(leftovers.isEmpty)
     }
 
+    /// While a vault is open its write-ahead log and shared-memory files exist (the creation test
+    /// checks them only if present) and are 0600 like the vault; key files and their new folders
+    /// are 0600 / 0700.
+    @Test func sideFilesKeyFilesAndTheirFoldersArePrivate() throws {
+        let (vault, url) = try TestVaults.onDisk(in: directory)
+        try vault.set("v", for: SecretKey<String>("k"))
+        let reopened = try Vault.open(at: url, unlock: VaultKind.unlock)
+        try reopened.set("w", for: SecretKey<String>("k2"))
+        for suffix in ["-wal", "-shm"] {
+            let side = URL(fileURLWithPath: url.path + suffix)
+            #expect(FileManager.default.fileExists(atPath: side.path), "no \(suffix) while open")
+            #expect(try fileMode(side) == 0o600, "\(suffix)")
+        }
+        let keyFile = directory.file("keys/nested/vault.key")
+        try KeyFile.generate(at: keyFile)
+        #expect(try fileMode(keyFile) == 0o600)
+        #expect(try fileMode(directory.file("keys/nested")) == 0o700)
+        #expect(try fileMode(directory.file("keys")) == 0o700)
+        withExtendedLifetime(vault) {}
+    }
+
     @Test func reopenAfterCloseKeepsEverything() throws {
         let (vault, url) = try TestVaults.onDisk(in: directory)
         try vault.set(["a", "b"], for: SecretKey<[String]>("list"))
@@ -93,6 +114,7 @@ import TokenVault
         }
         let short = directory.file("short.key")
         try Data(repeating: 1, count: 31).write(to: short)
+        try setFileMode(0o600, short)  // a loose mode would be refused before the length is checked
         #expect(throws: VaultError.invalidKeyFile("shorter than 32 bytes: \(short.path)")) {
             try Vault.open(at: url, unlock: .keyFile(short))
         }
@@ -169,6 +191,107 @@ import TokenVault
         #expect(throws: VaultError.invalidCredentials) { try Vault.open(at: url, unlock: VaultKind.unlock) }
     }
 
+    /// Truncates one blob column of one key slot to every length short of its own, runs `check`,
+    /// and puts the column back; returns the number of cases.
+    func forEachTruncation(
+        of slot: RawVaultFile.KeySlot, columns: [String] = RawVaultFile.keySlotBlobColumns, in raw: RawVaultFile,
+        lengths: ((Int) -> [Int])? = nil, _ check: (String, Int) throws -> Void
+    ) throws -> Int {
+        var cases = 0
+        for column in columns {
+            let original = try raw.keySlotBlob(column, ofSlot: slot.id)
+            for length in lengths?(original.count) ?? Array(0..<original.count) {
+                let truncated = Array(original.prefix(length))
+                try raw.execute(
+                    "UPDATE key_slots SET \(column) = ? WHERE slot_id = ?", .blob(truncated), .blob(slot.id))
+                let current = column == "slot_id" ? truncated : slot.id
+                try check(column, length)
+                try raw.execute(
+                    "UPDATE key_slots SET \(column) = ? WHERE slot_id = ?", .blob(original), .blob(current))
+                cases += 1
+            }
+        }
+        return cases
+    }
+
+    /// Every blob of a key slot (id, salt, wrapped payload) cut at every offset: the slot does not
+    /// open (`invalidCredentials`, as for any tampered slot), nothing crashes, and the vault's other
+    /// slot still opens it. Both slots are tried as the damaged one, so the damaged slot comes first
+    /// in the vault's slot order in one of the two rounds.
+    @Test func aKeySlotTruncatedAtEveryOffsetDoesNotOpenAndAnIntactSlotStillDoes() throws {
+        let (vault, url, firstKey) = try TestVaults.keyFileVault(in: directory)
+        try vault.set("v", for: SecretKey<String>("k"))
+        let raw = try RawVaultFile(url)
+        let firstID = try #require(try raw.keySlots().first?.id)
+        let secondKey = directory.file("second.key")
+        try KeyFile.generate(at: secondKey)
+        try vault.addUnlock(.keyFile(secondKey))
+        let slots = try raw.keySlots()
+        #expect(slots.count == 2)
+        var cases = 0
+        for slot in slots {
+            let (own, other) = slot.id == firstID ? (firstKey, secondKey) : (secondKey, firstKey)
+            cases += try forEachTruncation(of: slot, in: raw) { column, length in
+                #expect(throws: VaultError.invalidCredentials, "\(column) cut to \(length)") {
+                    try Vault.open(at: url, unlock: .keyFile(own))
+                }
+                #expect(throws: VaultError.invalidCredentials, "unlock, \(column) cut to \(length)") {
+                    try vault.unlock(.keyFile(own))
+                }
+                let opened = try Vault.open(at: url, unlock: .keyFile(other))
+                #expect(try opened.get(SecretKey<String>("k")) == "v", "\(column) cut to \(length)")
+            }
+        }
+        let expected = slots.reduce(0) { $0 + 16 + $1.salt.count + $1.wrapped.count }
+        #expect(cases == expected)
+        #expect(try Vault.open(at: url, unlock: .keyFile(firstKey)).get(SecretKey<String>("k")) == "v")
+    }
+
+    /// The same for passphrase slots, whose salt goes to Argon2id: a cut salt used to surface as an
+    /// `integrity` error from the crypto layer and stopped the search before the intact slot.
+    /// Salt and slot id at every offset; the wrapped payload at its boundaries (each case runs Argon2).
+    @Test func aPassphraseSlotTruncatedAtEveryOffsetDoesNotOpenAndAnIntactSlotStillDoes() throws {
+        let (vault, url) = try TestVaults.onDisk(in: directory)
+        try vault.set("v", for: SecretKey<String>("k"))
+        let raw = try RawVaultFile(url)
+        let firstID = try #require(try raw.keySlots().first?.id)
+        let second: Passphrase = "a second passphrase"
+        try vault.addUnlock(.passphrase(second), keyDerivation: TestVaults.fastKeyDerivation)
+        let slots = try raw.keySlots()
+        var cases = 0
+        for slot in slots {
+            let (own, other) = slot.id == firstID ? (TestVaults.passphrase, second) : (second, TestVaults.passphrase)
+            cases += try forEachTruncation(
+                of: slot, in: raw,
+                lengths: { count in count > 16 ? [0, 1, 23, 24, 39, 40, count / 2, count - 1] : Array(0..<count) }
+            ) { column, length in
+                #expect(throws: VaultError.invalidCredentials, "\(column) cut to \(length)") {
+                    try Vault.open(at: url, unlock: .passphrase(own))
+                }
+                let opened = try Vault.open(at: url, unlock: .passphrase(other))
+                #expect(try opened.get(SecretKey<String>("k")) == "v", "\(column) cut to \(length)")
+            }
+        }
+        #expect(cases == 2 * (16 + 16 + 8))
+    }
+
+    /// The header's vault id cut at every offset: `integrity` (a damaged header), never a crash.
+    @Test func aTruncatedVaultIDIsAnIntegrityError() throws {
+        let (vault, url, keyFile) = try TestVaults.keyFileVault(in: directory)
+        try vault.set("v", for: SecretKey<String>("k"))
+        let raw = try RawVaultFile(url)
+        let vaultID = try #require(try raw.blob("SELECT vault_id FROM vault_header"))
+        #expect(vaultID.count == 16)
+        for length in 0..<vaultID.count {
+            try raw.execute("UPDATE vault_header SET vault_id = ?", .blob(Array(vaultID.prefix(length))))
+            #expect(throws: VaultError.integrity("the vault header is malformed"), "cut to \(length)") {
+                try Vault.open(at: url, unlock: .keyFile(keyFile))
+            }
+        }
+        try raw.execute("UPDATE vault_header SET vault_id = ?", .blob(vaultID))
+        #expect(try Vault.open(at: url, unlock: .keyFile(keyFile)).get(SecretKey<String>("k")) == "v")
+    }
+
     @Test func aNewerFormatIsRefused() throws {
         let (_, url) = try TestVaults.onDisk(in: directory)
         try RawVaultFile(url).execute("UPDATE vault_header SET format_version = 2")
@@ -181,11 +304,13 @@ import TokenVault
     @Test func garbageAndForeignFilesAreRefusedAndLeftUnchanged() throws {
         let garbage = directory.file("garbage.db")
         try Data((0..<8192).map { UInt8($0 % 253) }).write(to: garbage)
+        try setFileMode(0o600, garbage)  // private, so the format is what is refused
         #expect(throws: VaultError.unsupportedFormat("the file is not a TokenVault vault")) {
             try Vault.open(at: garbage, unlock: VaultKind.unlock)
         }
         let empty = directory.file("empty.db")
         try Data().write(to: empty)
+        try setFileMode(0o600, empty)
         #expect(throws: VaultError.unsupportedFormat("the file is not a TokenVault vault")) {
             try Vault.open(at: empty, unlock: VaultKind.unlock)
         }
@@ -208,6 +333,7 @@ import TokenVault
         for length in [0, 1, 50, 99, 100, 512, 4095, 4096, 4097, 8192, full.count / 2, full.count - 1] {
             let copy = directory.file("truncated-\(length).db")
             try full.prefix(length).write(to: copy)
+            try setFileMode(0o600, copy)
             do {
                 let opened = try Vault.open(at: copy, unlock: VaultKind.unlock)
                 _ = try opened.verify()

@@ -19,6 +19,77 @@ import TokenVault
         }
     }
 
+    /// Whether `error` is an integrity error, directly or as the cause of a credential-layer error.
+    static func isIntegrity(_ error: any Error) -> Bool {
+        switch error {
+        case VaultError.integrity: true
+        case CredentialError.storage(.integrity): true
+        default: false
+        }
+    }
+
+    /// The vault reads every item of `expected` back, and a token record too.
+    func expectIntact(
+        _ vault: Vault, _ expected: [String: String], token: Token?, _ comment: Comment,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        for (name, value) in expected {
+            #expect(try vault.get(SecretKey<String>(name)) == value, comment, sourceLocation: sourceLocation)
+        }
+        if let token {
+            let stored = try VaultTokenStorage(vault: vault).token(
+                id: token.id, prompt: nil, authenticationContext: nil)
+            #expect(stored == token, comment, sourceLocation: sourceLocation)
+        }
+    }
+
+    /// Truncating any record at every length short of its own: a key-value item and a token record,
+    /// each among other records, with the vault opened once (key file, no Argon2) and the row put
+    /// back between cases.
+    @Test func truncatingASealedRecordAtEveryOffsetIsAnIntegrityErrorAndSparesTheOthers() throws {
+        let (vault, url, _) = try TestVaults.keyFileVault(in: directory)
+        let raw = try RawVaultFile(url)
+        let storage = try VaultTokenStorage(vault: vault)
+        try vault.set("the victim item", for: SecretKey<String>("victim"))
+        let itemRow = try #require(try raw.records().first)
+        let token = TestTokens.token(subject: "victim@example.com")
+        _ = try storage.add(token: token, metadata: Token.Metadata(token: token, tags: [:]), security: [])
+        let tokenRow = try #require(try raw.records().first { $0.id != itemRow.id && $0.sealed.count > 200 })
+        var others: [String: String] = [:]
+        for index in 0..<3 {
+            others["other-\(index)"] = "value \(index)"
+            try vault.set("value \(index)", for: SecretKey<String>("other-\(index)"))
+        }
+        let bystander = TestTokens.token(subject: "bystander@example.com")
+        _ = try storage.add(token: bystander, metadata: Token.Metadata(token: bystander, tags: [:]), security: [])
+
+        var cases = 0
+        for (row, read) in [
+            (itemRow, { () throws -> Void in _ = try vault.get(SecretKey<String>("victim")) }),
+            (
+                tokenRow,
+                { () throws -> Void in _ = try storage.token(id: token.id, prompt: nil, authenticationContext: nil) }
+            ),
+        ] {
+            for length in 0..<row.sealed.count {
+                try raw.setSealed(Array(row.sealed.prefix(length)), forRecord: row.id)
+                #expect(throws: (any Error).self, "truncated to \(length) of \(row.sealed.count)") { try read() }
+                do {
+                    try read()
+                } catch {
+                    #expect(Self.isIntegrity(error), "truncated to \(length): \(error)")
+                }
+                #expect(integrityError { _ = try vault.verify() }, "verify, truncated to \(length)")
+                try expectIntact(vault, others, token: bystander, "others, truncated to \(length)")
+                cases += 1
+            }
+            try raw.setSealed(row.sealed, forRecord: row.id)
+        }
+        #expect(cases == itemRow.sealed.count + tokenRow.sealed.count)
+        try expectIntact(vault, others.merging(["victim": "the victim item"]) { $1 }, token: token, "restored")
+        #expect(try vault.verify().authenticatedRecordCount == 7)  // 4 items, 2 tokens, the default pointer
+    }
+
     @Test func flippingAnyByteOfASealedRecordIsAnIntegrityError() throws {
         let (vault, url) = try TestVaults.onDisk(in: directory)
         let key = SecretKey<String>("k")
@@ -95,6 +166,101 @@ import TokenVault
         try RawVaultFile(otherURL).setSealed(
             mine.sealed, forRecord: try #require(try RawVaultFile(otherURL).records().first).id)
         #expect(integrityError { _ = try other.get(key) })
+    }
+
+    /// Two vaults, each with an item of the same name: their rows exchanged in every way an attacker
+    /// with both files can — sealed blobs, whole rows, one vault's record id in the other — and
+    /// their key slots and headers exchanged. Every read of a moved row is a typed error; the rest
+    /// of each vault reads on.
+    @Test func recordsAndKeySlotsSwappedBetweenTwoVaultsAreTypedErrors() throws {
+        let first = TemporaryDirectory()
+        let second = TemporaryDirectory()
+        let (vaultA, urlA, keyA) = try TestVaults.keyFileVault(in: first)
+        let (vaultB, urlB, keyB) = try TestVaults.keyFileVault(in: second)
+        let shared = SecretKey<String>("shared-name")
+        try vaultA.set("A's value", for: shared)
+        try vaultB.set("B's value", for: shared)
+        let rawA = try RawVaultFile(urlA)
+        let rawB = try RawVaultFile(urlB)
+        let rowA = try #require(try rawA.records().first)
+        let rowB = try #require(try rawB.records().first)
+        try vaultA.set("A's bystander", for: SecretKey<String>("bystander"))
+        try vaultB.set("B's bystander", for: SecretKey<String>("bystander"))
+        func put(_ row: RawVaultFile.Record, into raw: RawVaultFile, replacing old: [UInt8]) throws {
+            try raw.execute(
+                "UPDATE records SET record_id = ?, lookup = ?, domain = ?, policy = ?, version = ?, sealed = ? WHERE record_id = ?",
+                .blob(row.id), .blob(row.lookup!), .blob(row.domain), .integer(row.policy), .integer(row.version),
+                .blob(row.sealed), .blob(old))
+        }
+
+        // 1. The sealed blobs exchanged, each vault keeping its own record id and look-up tag.
+        try rawA.setSealed(rowB.sealed, forRecord: rowA.id)
+        try rawB.setSealed(rowA.sealed, forRecord: rowB.id)
+        #expect(integrityError { _ = try vaultA.get(shared) })
+        #expect(integrityError { _ = try vaultB.get(shared) })
+        #expect(integrityError { _ = try vaultA.verify() })
+        #expect(try vaultA.get(SecretKey<String>("bystander")) == "A's bystander")
+        #expect(try vaultB.get(SecretKey<String>("bystander")) == "B's bystander")
+
+        // 2. The same record id in both: B's row carries A's id and A's blob under B's look-up tag.
+        try rawA.setSealed(rowA.sealed, forRecord: rowA.id)
+        try rawB.execute(
+            "UPDATE records SET record_id = ?, sealed = ? WHERE record_id = ?", .blob(rowA.id), .blob(rowA.sealed),
+            .blob(rowB.id))
+        #expect(try vaultA.get(shared) == "A's value")
+        #expect(integrityError { _ = try vaultB.get(shared) })
+        #expect(integrityError { _ = try vaultB.verify() })
+        #expect(try vaultB.get(SecretKey<String>("bystander")) == "B's bystander")
+
+        // 3. Whole rows exchanged (id, look-up tag, version, blob): the foreign row is not found under
+        // this vault's keyed look-up tag, never read as this vault's item; verify reports it.
+        try put(rowA, into: rawB, replacing: rowA.id)
+        try put(rowB, into: rawA, replacing: rowA.id)
+        for (vault, mine) in [(vaultA, "A's value"), (vaultB, "B's value")] {
+            do {
+                let read = try vault.get(shared)
+                #expect(read == nil || read == mine, "a foreign row was read as \(read ?? "nil")")
+                #expect(read == nil)
+            } catch {
+                #expect(Self.isIntegrity(error), "\(error)")
+            }
+            #expect(integrityError { _ = try vault.verify() })
+        }
+        #expect(try vaultA.get(SecretKey<String>("bystander")) == "A's bystander")
+        #expect(try vaultB.get(SecretKey<String>("bystander")) == "B's bystander")
+        try put(rowA, into: rawA, replacing: rowB.id)
+        try put(rowB, into: rawB, replacing: rowA.id)
+        #expect(try vaultA.get(shared) == "A's value")
+        #expect(try vaultB.verify().authenticatedRecordCount == 2)
+
+        // 4. Key slots exchanged: neither key file opens the other's vault.
+        let slotA = try #require(try rawA.keySlots().first)
+        let slotB = try #require(try rawB.keySlots().first)
+        func setSlot(_ slot: RawVaultFile.KeySlot, in raw: RawVaultFile) throws {
+            try raw.execute(
+                "UPDATE key_slots SET slot_id = ?, salt = ?, wrapped = ?", .blob(slot.id), .blob(slot.salt),
+                .blob(slot.wrapped))
+        }
+        try setSlot(slotB, in: rawA)
+        try setSlot(slotA, in: rawB)
+        for (url, keys) in [(urlA, [keyA, keyB]), (urlB, [keyA, keyB])] {
+            for key in keys {
+                #expect(throws: VaultError.invalidCredentials) { try Vault.open(at: url, unlock: .keyFile(key)) }
+            }
+        }
+        // 5. Header and slots transplanted together: B's key file opens A's file with B's master key,
+        // and then every record of A is an integrity error, never B's data or a crash.
+        let vaultIDB = try #require(try rawB.blob("SELECT vault_id FROM vault_header"))
+        let vaultIDA = try #require(try rawA.blob("SELECT vault_id FROM vault_header"))
+        try rawA.execute("UPDATE vault_header SET vault_id = ?", .blob(vaultIDB))
+        let hybrid = try Vault.open(at: urlA, unlock: .keyFile(keyB))
+        #expect(try hybrid.get(shared) == nil)  // A's look-up tags are keyed under A's master key
+        #expect(integrityError { _ = try hybrid.verify() })
+        try rawA.execute("UPDATE vault_header SET vault_id = ?", .blob(vaultIDA))
+        try setSlot(slotA, in: rawA)
+        try setSlot(slotB, in: rawB)
+        #expect(try Vault.open(at: urlA, unlock: .keyFile(keyA)).get(shared) == "A's value")
+        #expect(try Vault.open(at: urlB, unlock: .keyFile(keyB)).get(shared) == "B's value")
     }
 
     @Test func verifyDetectsADeletedRow() throws {

@@ -11,12 +11,18 @@
 //       creates the vault and writes until the disk is full, then prints what survived (DiskFiller)
 //   VaultTestWorker hold-lease <vault> <key file> <lease name> <seconds>
 //       takes the lease, prints "held", then waits (to be killed)
+//   VaultTestWorker wipe-check <vault> <key file> lock|idle 0
+//       reads items to fill the key caches, notes where every key lives, then locks the vault
+//       (`lock`) or lets the idle timeout pass on a manual clock (`idle`), and prints one line per
+//       key: `<label>: before=nonzero|zero after=nonzero|zero`. A process of its own, so no other
+//       test reuses the freed secure-memory blocks before they are read.
 //   VaultTestWorker write-fixture <vault> <key file> - 0
 //       writes the committed format fixture (Tests/TestSupport/Resources/Fixtures): run it only
 //       when the format version changes, and keep the old fixture for the migration test.
 //
 // Prints "ok" and exits 0 on success; prints the error and exits 1 otherwise.
 import Foundation
+import Locking
 import TokenVault
 import VaultCore
 
@@ -40,6 +46,46 @@ func writeFixture(vault url: URL, keyFile: URL) throws {
     Credential.tokenStorage = InMemoryTokenStorage()
 }
 
+/// A clock that moves only when told, for the idle case of `wipe-check`.
+final class SteppedClock: VaultClock {
+    private let time = Locked<Duration>(.seconds(1000))
+    var now: Duration { time.withLock { $0 } }
+    func advance(by duration: Duration) { time.withLock { $0 += duration } }
+}
+
+/// Whether any byte of a key buffer is non-zero. The buffers are pooled secure-memory blocks that
+/// stay mapped after release, so reading them after lock is safe.
+func isNonZero(_ location: KeyBufferLocation) -> Bool {
+    let bytes = UnsafeRawBufferPointer(start: UnsafeRawPointer(bitPattern: location.address), count: location.count)
+    return bytes.contains { $0 != 0 }
+}
+
+func wipeCheck(vault url: URL, keyFile: URL, mode: String) throws {
+    let clock = SteppedClock()
+    let vault = try Vault.open(
+        at: url, unlock: .keyFile(keyFile),
+        configuration: .init(idleTimeout: mode == "idle" ? .seconds(60) : nil, clock: clock))
+    for accessibility in [Accessibility.whenUnlocked, .afterFirstUnlock] {
+        let key = SecretKey<String>("\(accessibility)", policy: VaultPolicy(accessibility: accessibility))
+        try vault.set("value", for: key)
+        _ = try vault.get(key)
+    }
+    let locations = vault.keyBuffersForTesting
+    let before = locations.map(isNonZero)
+    if mode == "idle" {
+        clock.advance(by: .seconds(61))
+        _ = vault.keyMaterialForTesting  // applies the timeout now, as the timer would
+    } else {
+        vault.lock()
+    }
+    for (location, wasNonZero) in zip(locations, before) {
+        print(
+            "\(location.label): before=\(wasNonZero ? "nonzero" : "zero") after=\(isNonZero(location) ? "nonzero" : "zero")"
+        )
+    }
+    withExtendedLifetime(vault) {}
+}
+
 func unsignedJWT(_ claims: [String: Any]) -> String {
     func encode(_ object: Any) -> String {
         (try! JSONSerialization.data(withJSONObject: object)).base64EncodedString()
@@ -58,6 +104,9 @@ func run(_ command: String, vault url: URL, keyFile: URL, name: String, count: I
         return
     case "fill-disk":
         try DiskFiller.run(vault: url, keyFile: keyFile, filler: URL(fileURLWithPath: name), valueSize: count)
+        return
+    case "wipe-check":
+        try wipeCheck(vault: url, keyFile: keyFile, mode: name)
         return
     default:
         break

@@ -1,7 +1,7 @@
 import Foundation
 
 /// An RFC 8628 device authorization response: what to show the user, and what to poll with.
-public struct DeviceAuthorization: Sendable, Hashable, CustomStringConvertible {
+public struct DeviceAuthorization: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
     /// The device code the client polls with (secret).
     public let deviceCode: String
     /// The code the user types at ``verificationURI``.
@@ -18,5 +18,14 @@ public struct DeviceAuthorization: Sendable, Hashable, CustomStringConvertible {
     /// The user code and URI; never the device code.
     public var description: String {
         "DeviceAuthorization(userCode: \(userCode), verificationURI: \(verificationURI.absoluteString))"
+    }
+
+    /// What `dump()` and debuggers show: as ``description``, never the device code.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "userCode": userCode, "verificationURI": verificationURI, "expiresIn": expiresIn, "interval": interval,
+            ], displayStyle: .struct)
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import VaultCrypto
 
 /// A PKCE verifier and its S256 challenge (RFC 7636).
-public struct PKCE: Sendable, Hashable, CustomStringConvertible {
+public struct PKCE: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
     /// The secret verifier, sent when exchanging the code.
     public let verifier: String
     /// `BASE64URL(SHA256(verifier))`, sent with the authorization request.
@@ -25,6 +25,11 @@ public struct PKCE: Sendable, Hashable, CustomStringConvertible {
 
     /// The challenge only; the verifier is secret.
     public var description: String { "PKCE(challenge: \(challenge), method: S256)" }
+
+    /// What `dump()` and debuggers show: the challenge only.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["challenge": challenge, "method": method], displayStyle: .struct)
+    }
 
     static func base64URL(_ bytes: [UInt8]) -> String {
         Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")

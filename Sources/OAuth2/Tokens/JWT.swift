@@ -5,7 +5,9 @@ import Foundation
 /// This reads the payload of a compact JWS (`header.payload.signature`); it does not verify the
 /// signature, since the token came straight from the issuer over TLS (OIDC Core 3.1.3.7 allows
 /// this for the token endpoint). Never trust a JWT from elsewhere on this alone.
-public struct JWT: Codable, Sendable, Hashable, HasClaims, JSONClaimsContainer, CustomStringConvertible {
+public struct JWT: Codable, Sendable, Hashable, HasClaims, JSONClaimsContainer, CustomStringConvertible,
+    CustomReflectable
+{
     /// The compact serialisation.
     public let rawValue: String
     /// The payload's claims.
@@ -31,6 +33,11 @@ public struct JWT: Codable, Sendable, Hashable, HasClaims, JSONClaimsContainer, 
     /// Redacted: the token's issuer and subject, never the token.
     public var description: String {
         "JWT(iss: \(issuer ?? "-"), sub: \(subject ?? "-"), redacted)"
+    }
+
+    /// What `dump()` and debuggers show: the issuer and subject, never the token.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["issuer": issuer as Any, "subject": subject as Any], displayStyle: .struct)
     }
 
     public init(from decoder: any Decoder) throws {

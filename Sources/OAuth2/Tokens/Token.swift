@@ -2,9 +2,9 @@ import Foundation
 
 /// An OAuth 2.0 token set: access token, and the refresh token, ID token and device secret that came
 /// with it. Its description never shows a token.
-public struct Token: Codable, Sendable, Equatable, CustomStringConvertible {
+public struct Token: Codable, Sendable, Equatable, CustomStringConvertible, CustomReflectable {
     /// Who issued the token and to which client: what a refresh or revoke needs.
-    public struct Context: Codable, Sendable, Hashable, CustomStringConvertible {
+    public struct Context: Codable, Sendable, Hashable, CustomStringConvertible, CustomReflectable {
         /// The issuer (its discovery documents live under it).
         public let issuer: URL
         /// The client the token was issued to.
@@ -31,6 +31,15 @@ public struct Token: Codable, Sendable, Equatable, CustomStringConvertible {
         /// Issuer and client, never the secret.
         public var description: String {
             "Context(issuer: \(issuer.absoluteString), clientID: \(clientID)\(clientSecret == nil ? "" : ", clientSecret: redacted"))"
+        }
+
+        /// What `dump()` and debuggers show: whether there is a client secret, never the secret.
+        public var customMirror: Mirror {
+            Mirror(
+                self,
+                children: [
+                    "issuer": issuer, "clientID": clientID, "hasClientSecret": clientSecret != nil, "scopes": scopes,
+                ], displayStyle: .struct)
         }
     }
 
@@ -167,6 +176,17 @@ public struct Token: Codable, Sendable, Equatable, CustomStringConvertible {
         let present = Kind.allCases.filter { value(of: $0) != nil }.map(\.rawValue).joined(separator: ", ")
         return "Token(id: \(id), type: \(tokenType), expiresAt: \(expiresAt), has: [\(present)], \(context))"
     }
+
+    /// What `dump()` and debuggers show: the same fields as ``description``, never a token. (Without
+    /// it, `dump(token)` would walk the stored properties and print every token string.)
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "id": id, "tokenType": tokenType, "has": Kind.allCases.filter { value(of: $0) != nil },
+                "scope": scope as Any, "issuedAt": issuedAt, "expiresIn": expiresIn, "context": context,
+            ], displayStyle: .struct)
+    }
 }
 
 extension Token {
@@ -181,7 +201,9 @@ extension Token {
 
     /// What `Credential.find(where:)` sees: the id, the tags and the ID token's claims — never a
     /// token string, so filtering needs no proof.
-    public struct Metadata: Sendable, Hashable, Codable, JSONClaimsContainer, CustomStringConvertible {
+    public struct Metadata: Sendable, Hashable, Codable, JSONClaimsContainer, CustomStringConvertible,
+        CustomReflectable
+    {
         /// The token's id.
         public let id: String
         /// The app's tags.
@@ -213,6 +235,11 @@ extension Token {
         /// The id and tag names (tag values may identify a user, so they are left out).
         public var description: String {
             "Token.Metadata(id: \(id), tags: \(tags.keys.sorted()))"
+        }
+
+        /// What `dump()` and debuggers show: as ``description``, tag names without their values.
+        public var customMirror: Mirror {
+            Mirror(self, children: ["id": id, "tagNames": tags.keys.sorted()], displayStyle: .struct)
         }
     }
 }

@@ -21,7 +21,10 @@ struct CommandContext: Sendable {
 
     var keyFile: URL? { arguments.value("key-file").map(URL.init(fileURLWithPath:)) }
 
-    var configuration: Vault.Configuration { Vault.Configuration(busyTimeout: .seconds(60)) }
+    var configuration: Vault.Configuration {
+        Vault.Configuration(
+            busyTimeout: .seconds(60), allowsInsecurePermissions: arguments.has("allow-insecure-permissions"))
+    }
 
     var wantsJSON: Bool { arguments.has("json") }
 

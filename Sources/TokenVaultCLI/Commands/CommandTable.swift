@@ -8,6 +8,9 @@ enum CommandTable {
         OptionSpec(name: "passphrase-file", value: "PATH", help: "read the passphrase from a file"),
         OptionSpec(name: "passphrase-fd", value: "N", help: "read the passphrase from file descriptor N"),
         .flag("json", "print data as JSON"),
+        .flag(
+            "allow-insecure-permissions",
+            "open a vault, key file or device secret that other users can access (else refused, exit 8)"),
     ]
 
     static let tokenOptions: [OptionSpec] = [

@@ -10,10 +10,12 @@ enum ExitCode: Int32, CaseIterable {
     case notFound = 5
     case server = 6
     case integrity = 7
+    case insecurePermissions = 8
 
     static var summary: String {
         "0 ok, 1 other error, 2 usage, 3 wrong passphrase or key file, 4 locked or interaction required, "
-            + "5 not found, 6 server or network error, 7 integrity or format"
+            + "5 not found, 6 server or network error, 7 integrity or format, "
+            + "8 a file others can access (see --allow-insecure-permissions)"
     }
 
     /// The status for an error from the library.
@@ -47,6 +49,7 @@ enum ExitCode: Int32, CaseIterable {
         case .locked, .interactionRequired, .accessControlInvalidated, .accessDenied: self = .locked
         case .notFound: self = .notFound
         case .integrity, .unsupportedFormat: self = .integrity
+        case .insecurePermissions: self = .insecurePermissions
         default: self = .failure
         }
     }

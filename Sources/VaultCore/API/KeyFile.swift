@@ -29,10 +29,16 @@ public enum KeyFile {
     }
 
     /// Reads a key file into secure memory.
-    static func read(_ url: URL) throws -> SecureBytes {
+    ///
+    /// - Parameters:
+    ///   - url: The key file.
+    ///   - allowsInsecurePermissions: Accept a file that its group or others may access.
+    /// - Throws: ``VaultError/invalidKeyFile(_:)``, ``VaultError/insecurePermissions(_:)``.
+    static func read(_ url: URL, allowsInsecurePermissions: Bool) throws -> SecureBytes {
         do {
             return try SecureFile.readBounded(
-                at: url.path, minimumByteCount: minimumByteCount, maximumByteCount: maximumByteCount
+                at: url.path, minimumByteCount: minimumByteCount, maximumByteCount: maximumByteCount,
+                refusingGroupOrOtherAccess: !allowsInsecurePermissions
             ) { count, fill in try SecureBytes(count: count, initializer: fill) }
         } catch let error as SecureFile.ReadError {
             switch error {
@@ -43,6 +49,7 @@ public enum KeyFile {
                 throw VaultError.invalidKeyFile("longer than \(maximumByteCount) bytes: \(url.path)")
             case .unreadable(let reason):
                 throw VaultError.invalidKeyFile("cannot read \(url.path): \(reason)")
+            case .insecurePermissions: throw VaultError.insecurePermissions(url.path)
             }
         }
     }

@@ -18,6 +18,13 @@ extension Vault {
         /// first time such an item is stored. By default
         /// `$XDG_DATA_HOME/tokenvault/device.secret` (`~/.local/share/tokenvault/device.secret`).
         public var deviceSecretURL: URL
+        /// Whether to accept a vault file, key file or device secret whose mode grants its group or
+        /// other users any permission. `false` by default: such files are refused with
+        /// ``VaultError/insecurePermissions(_:)`` before they are read, as ssh refuses a loose
+        /// private key, and the vault never changes the mode itself. Set it only where the mode
+        /// cannot be fixed (a key file on a FAT-formatted stick, say) and other users cannot reach
+        /// the file anyway.
+        public var allowsInsecurePermissions: Bool
 
         /// Settings.
         ///
@@ -27,15 +34,18 @@ extension Vault {
         ///   - sessionTimeout: Time after unlocking that ends it; `nil` for never.
         ///   - clock: The clock for timeouts; the system's monotonic clock by default.
         ///   - deviceSecretURL: Where the device secret lives.
+        ///   - allowsInsecurePermissions: Accept files that other users can read or write.
         public init(
             busyTimeout: Duration = .seconds(10), idleTimeout: Duration? = nil, sessionTimeout: Duration? = nil,
-            clock: any VaultClock = SystemVaultClock(), deviceSecretURL: URL? = nil
+            clock: any VaultClock = SystemVaultClock(), deviceSecretURL: URL? = nil,
+            allowsInsecurePermissions: Bool = false
         ) {
             self.busyTimeout = busyTimeout
             self.idleTimeout = idleTimeout
             self.sessionTimeout = sessionTimeout
             self.clock = clock
             self.deviceSecretURL = deviceSecretURL ?? DeviceSecret.defaultURL
+            self.allowsInsecurePermissions = allowsInsecurePermissions
         }
     }
 }

@@ -10,7 +10,9 @@ extension Vault {
     ///   ``changeFactor(from:to:keyDerivation:)``), ``VaultError/locked``.
     public func enrollFactor(_ proof: AuthenticationProof, keyDerivation: KeyDerivation = .moderate) throws {
         try Self.translatingErrors {
-            let record = try FactorRecord.enroll(proof, keyDerivation: keyDerivation, carrying: nil, vaultID: vaultID)
+            let record = try FactorRecord.enroll(
+                proof, keyDerivation: keyDerivation, carrying: nil, vaultID: vaultID,
+                allowsInsecurePermissions: configuration.allowsInsecurePermissions)
             try write { transaction in
                 guard try transaction.row(lookup: FactorStore.lookup(proof.factor, transaction.keys)) == nil else {
                     throw VaultError.alreadyExists("an enrolled \(proof.factor.rawValue) factor")
@@ -43,13 +45,14 @@ extension Vault {
             guard let current = records[old.factor] else {
                 throw VaultError.notFound("an enrolled \(old.factor.rawValue) factor")
             }
-            let unlocked = try current.open(with: old, vaultID: vaultID)
+            let unlocked = try current.open(
+                with: old, vaultID: vaultID, allowsInsecurePermissions: configuration.allowsInsecurePermissions)
             let costs =
                 keyDerivation
                 ?? .custom(opsLimit: current.parameters.opsLimit, memLimitBytes: current.parameters.memLimitBytes)
             let record = try FactorRecord.enroll(
                 new, keyDerivation: new.factor == .passcode ? costs : .moderate, carrying: unlocked.classKeys,
-                vaultID: vaultID)
+                vaultID: vaultID, allowsInsecurePermissions: configuration.allowsInsecurePermissions)
             try write { transaction in try FactorStore.store(record, in: &transaction) }
             session.withLock { $0.proofs = [:] }
         }

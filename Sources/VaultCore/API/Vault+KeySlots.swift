@@ -17,8 +17,10 @@ extension Vault {
     ///   ``open(at:unlock:configuration:)``.
     public func changeUnlock(from old: VaultUnlock, to new: VaultUnlock, keyDerivation: KeyDerivation? = nil) throws {
         try Self.translatingErrors {
-            let oldMaterial = try UnlockMaterial(old)
-            let newMaterial = try UnlockMaterial(new)
+            let oldMaterial = try UnlockMaterial(
+                old, allowsInsecurePermissions: configuration.allowsInsecurePermissions)
+            let newMaterial = try UnlockMaterial(
+                new, allowsInsecurePermissions: configuration.allowsInsecurePermissions)
             try newMaterial.checkStrength()
             let slots = try database.read { try KeySlot.all(in: $0) }
             let (opened, payload) = try Self.openSlot(slots, with: oldMaterial, vaultID: vaultID)
@@ -66,7 +68,8 @@ extension Vault {
         _ unlock: VaultUnlock, keyDerivation: KeyDerivation = .moderate, accessGroups: Set<String>? = nil
     ) throws {
         try Self.translatingErrors {
-            let material = try UnlockMaterial(unlock)
+            let material = try UnlockMaterial(
+                unlock, allowsInsecurePermissions: configuration.allowsInsecurePermissions)
             try material.checkStrength()
             if let accessGroups {
                 guard !accessGroups.isEmpty else { throw VaultError.invalidArgument("a scoped slot needs a group") }
@@ -104,7 +107,8 @@ extension Vault {
     ///   last slot with full access (the vault could never be opened again).
     public func removeUnlock(_ unlock: VaultUnlock) throws {
         try Self.translatingErrors {
-            let material = try UnlockMaterial(unlock)
+            let material = try UnlockMaterial(
+                unlock, allowsInsecurePermissions: configuration.allowsInsecurePermissions)
             let slots = try database.read { try KeySlot.all(in: $0) }
             let (opened, payload) = try Self.openSlot(slots, with: material, vaultID: vaultID)
             guard opened.isScoped || slots.contains(where: { !$0.isScoped && $0.id != opened.id }) else {

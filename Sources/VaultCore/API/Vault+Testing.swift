@@ -10,7 +10,29 @@ package struct KeyMaterialSummary: Equatable {
     package let scope: Set<String?>?
 }
 
+/// Where one key of an unlocked vault lives in secure memory: for the wipe test, which reads the
+/// same bytes again after ``Vault/lock()``. Package-internal, not public API.
+package struct KeyBufferLocation: Sendable {
+    /// The key's role and class, e.g. `master` or `class root whenUnlocked`.
+    package let label: String
+    /// The address of its first byte.
+    package let address: UInt
+    /// Its length in bytes.
+    package let count: Int
+}
+
 extension Vault {
+    /// Where every key held now lives (master key, subkeys, class roots, cached domain keys);
+    /// empty when locked. Addresses only, so asking does not keep a key alive.
+    package var keyBuffersForTesting: [KeyBufferLocation] {
+        session.withLock { session in
+            (session.keys?.labelledKeys ?? []).map {
+                KeyBufferLocation(
+                    label: $0.label, address: $0.key.secureBytes.addressForTesting, count: $0.key.byteCount)
+            }
+        }
+    }
+
     /// Caps the file at `pages` database pages, so the next growing write fails exactly as on a
     /// full disk. For tests of the full-disk path only.
     package func limitFileSizeForTesting(pages: Int) throws {

@@ -4,10 +4,16 @@ import Foundation
 /// secret, a stored value or an item name.
 public enum VaultError: Error, Equatable, Sendable, LocalizedError {
     /// Wrong passphrase or key file. Never says which part of a composite unlock was wrong.
+    ///
+    /// A key slot that was tampered with, truncated or moved from another vault (any of its id,
+    /// salt or wrapped payload) is a slot that does not open, so it gives this same error — the
+    /// file cannot tell a damaged slot from a wrong passphrase — and never stops another intact
+    /// slot from opening the vault.
     case invalidCredentials
     /// The vault (or the item's class) is locked: unlock it first.
     case locked
-    /// Tampered, truncated, swapped, rolled back or corrupt data.
+    /// Tampered, truncated, swapped, rolled back or corrupt data: a sealed record, the integrity
+    /// digest, or the vault header (a vault id that is not 16 bytes).
     case integrity(String)
     /// A `...ThisDeviceOnly` item read on a machine without the device secret it was bound to.
     case unavailableOnThisDevice
@@ -32,6 +38,11 @@ public enum VaultError: Error, Equatable, Sendable, LocalizedError {
     case invalidArgument(String)
     /// A stored value that does not decode as the type the key asks for.
     case typeMismatch(String)
+    /// A vault file, key file or device secret whose mode lets its group or other users read or
+    /// write it (`mode & 0o077` is not zero), refused as ssh refuses a loose private key. The
+    /// string is the file's path; the message says how to fix it (`chmod 600 <path>`). Set
+    /// ``Vault/Configuration/allowsInsecurePermissions`` to accept such files anyway.
+    case insecurePermissions(String)
     /// The file system or SQLite failed (disk full, I/O error, another process holding the lock
     /// past the busy timeout). The write did not happen; the previous state is intact.
     case storage(String)
@@ -54,6 +65,9 @@ public enum VaultError: Error, Equatable, Sendable, LocalizedError {
         case .invalidKeyFile(let detail): "Invalid key file: \(detail)."
         case .invalidArgument(let detail): "Invalid argument: \(detail)."
         case .typeMismatch(let detail): "Type mismatch: \(detail)."
+        case .insecurePermissions(let path):
+            "\(path) is accessible by other users; restrict it with 'chmod 600 \(path)' "
+                + "(or allow insecure permissions explicitly)."
         case .storage(let detail): "Storage failure: \(detail)."
         }
     }

@@ -26,9 +26,9 @@ struct FactorRecord {
     /// Enrols `proof`, keeping `classKeys` (from the previous enrolment) or making new ones.
     static func enroll(
         _ proof: AuthenticationProof, keyDerivation: KeyDerivation, carrying classKeys: AnonymousSealedBox.KeyPair?,
-        vaultID: [UInt8]
+        vaultID: [UInt8], allowsInsecurePermissions: Bool
     ) throws -> FactorRecord {
-        let material = try UnlockMaterial(proof.unlock)
+        let material = try UnlockMaterial(proof.unlock, allowsInsecurePermissions: allowsInsecurePermissions)
         try material.checkStrength()
         let parameters =
             proof.factor == .passcode ? keyDerivation.parameters : Argon2id.Parameters(opsLimit: 0, memLimitBytes: 0)
@@ -53,10 +53,12 @@ struct FactorRecord {
     ///
     /// - Throws: ``VaultError/invalidCredentials`` for a wrong passphrase or key file;
     ///   ``VaultError/unsupportedFormat(_:)`` for stored costs out of bounds.
-    func open(with proof: AuthenticationProof, vaultID: [UInt8]) throws -> Keys {
+    func open(with proof: AuthenticationProof, vaultID: [UInt8], allowsInsecurePermissions: Bool) throws -> Keys {
         guard proof.factor == factor else { throw VaultError.invalidCredentials }
         if factor == .passcode { try KeyDerivation.checkBounds(parameters) }
-        let proofKey = try Self.proofKey(UnlockMaterial(proof.unlock), salt: salt, parameters: parameters)
+        let proofKey = try Self.proofKey(
+            UnlockMaterial(proof.unlock, allowsInsecurePermissions: allowsInsecurePermissions), salt: salt,
+            parameters: parameters)
         guard let box = try? XChaCha20Poly1305.SealedBox(combined: wrappedClassKey),
             let privateKey = try? XChaCha20Poly1305.openSecure(
                 box, using: proofKey, authenticating: associatedData(vaultID: vaultID))

@@ -86,6 +86,20 @@ final class KeyRing: Sendable {
             groupKeys: groupKeys.filter { !$0.key.accessibility.endsWithSession })
     }
 
+    /// Every key this ring holds (cached domain keys included), labelled by role and class: for
+    /// ``Vault/keyBuffersForTesting``.
+    var labelledKeys: [(label: String, key: SymmetricKey)] {
+        var keys: [(String, SymmetricKey)] = [
+            ("lookup", lookupKey), ("integrity", integrityKey), ("metadata", metadataKey),
+        ]
+        if let masterKey { keys.append(("master", masterKey)) }
+        if let passcodeRoot { keys.append(("passcode root", passcodeRoot)) }
+        keys += classRoots.map { ("class root \($0.key.rawValue)", $0.value) }
+        keys += groupKeys.map { ("group key \($0.key.accessibility.rawValue)", $0.value) }
+        keys += domainKeys.withLock { $0 }.map { ("domain key \($0.key.domain.accessibility.rawValue)", $0.value) }
+        return keys
+    }
+
     /// The accessibility classes whose keys this ring holds (for any group).
     var heldClasses: Set<Accessibility> {
         Set(classRoots.keys).union(groupKeys.keys.map(\.accessibility))

@@ -45,8 +45,12 @@ struct KeySlot {
     }
 
     /// Opens the slot: its payload, or `nil` when the material is not this slot's.
+    ///
+    /// A slot whose salt is not 16 bytes (truncated or padded in the file) is a slot that does not
+    /// open, like any other tampered slot: `nil`, so that another intact slot can still be tried and
+    /// the caller reports ``VaultError/invalidCredentials`` rather than a crypto-layer length error.
     func unwrap(with material: UnlockMaterial, vaultID: [UInt8]) throws -> SlotPayload? {
-        guard material.slotKind == kind else { return nil }
+        guard material.slotKind == kind, salt.count == Argon2id.saltByteCount else { return nil }
         let kek = try material.keyEncryptionKey(salt: salt, parameters: parameters)
         guard let box = try? XChaCha20Poly1305.SealedBox(combined: wrapped),
             let payload = try? XChaCha20Poly1305.openSecure(

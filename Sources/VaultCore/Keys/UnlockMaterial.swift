@@ -12,7 +12,9 @@ struct UnlockMaterial {
     private let passphrase: SecureBytes?
     private let keyFileDigest: SymmetricKey?
 
-    init(_ unlock: VaultUnlock) throws {
+    /// Reads `unlock`'s key file, if any, refusing one that others may access unless
+    /// `allowsInsecurePermissions`.
+    init(_ unlock: VaultUnlock, allowsInsecurePermissions: Bool) throws {
         switch unlock {
         case .passphrase(let passphrase):
             slotKind = .passphrase
@@ -21,11 +23,13 @@ struct UnlockMaterial {
         case .keyFile(let url):
             slotKind = .keyFile
             passphrase = nil
-            keyFileDigest = BLAKE2b.hashSecret(try KeyFile.read(url))
+            keyFileDigest = BLAKE2b.hashSecret(
+                try KeyFile.read(url, allowsInsecurePermissions: allowsInsecurePermissions))
         case .composite(let passphrase, let url):
             slotKind = .composite
             self.passphrase = passphrase.secureBytes
-            keyFileDigest = BLAKE2b.hashSecret(try KeyFile.read(url))
+            keyFileDigest = BLAKE2b.hashSecret(
+                try KeyFile.read(url, allowsInsecurePermissions: allowsInsecurePermissions))
         }
     }
 

@@ -29,14 +29,20 @@ final class DeviceSecret: Sendable {
     }
 
     /// Reads the secret; `nil` when the file does not exist.
-    static func load(at url: URL) throws -> DeviceSecret? {
+    ///
+    /// - Throws: ``VaultError/insecurePermissions(_:)`` for a file others may access, unless
+    ///   `allowsInsecurePermissions`; ``VaultError/storage(_:)`` for an unreadable or wrong-size one.
+    static func load(at url: URL, allowsInsecurePermissions: Bool) throws -> DeviceSecret? {
         do {
             let bytes = try SecureFile.readBounded(
-                at: url.path, minimumByteCount: byteCount, maximumByteCount: byteCount
+                at: url.path, minimumByteCount: byteCount, maximumByteCount: byteCount,
+                refusingGroupOrOtherAccess: !allowsInsecurePermissions
             ) { count, fill in try SecureBytes(count: count, initializer: fill) }
             return DeviceSecret(key: SymmetricKey(secureBytes: bytes))
         } catch SecureFile.ReadError.missing {
             return nil
+        } catch SecureFile.ReadError.insecurePermissions {
+            throw VaultError.insecurePermissions(url.path)
         } catch {
             throw VaultError.storage("the device secret at \(url.path) is unreadable or not \(byteCount) bytes")
         }
@@ -44,8 +50,8 @@ final class DeviceSecret: Sendable {
 
     /// Reads the secret, creating it (0600, in a 0700 folder) when missing. Two processes racing
     /// to create it agree: the file is created exclusively and the loser reads the winner's.
-    static func loadOrCreate(at url: URL) throws -> DeviceSecret {
-        if let existing = try load(at: url) { return existing }
+    static func loadOrCreate(at url: URL, allowsInsecurePermissions: Bool) throws -> DeviceSecret {
+        if let existing = try load(at: url, allowsInsecurePermissions: allowsInsecurePermissions) { return existing }
         let secret = SecureBytes.random(count: byteCount)
         do {
             try SecureFile.createDirectory(url.deletingLastPathComponent())
@@ -55,7 +61,7 @@ final class DeviceSecret: Sendable {
         } catch {
             throw VaultError.storage("cannot create the device secret at \(url.path)")
         }
-        guard let created = try load(at: url) else {
+        guard let created = try load(at: url, allowsInsecurePermissions: allowsInsecurePermissions) else {
             throw VaultError.storage("the device secret at \(url.path) vanished after creation")
         }
         return created
