@@ -3,7 +3,7 @@ import PackageDescription
 
 // Layers, each a target; imports only point down:
 // CSodium, CSQLite (C), Locking -> VaultCrypto, VaultStorage -> VaultCore -> OAuth2 -> Credentials
-// -> TokenVault (umbrella).
+// -> TokenVault (umbrella). Fuzzing (Fuzz/, `make fuzz`) sits on top, beside the CLI and benchmarks.
 let package = Package(
     name: "TokenVault",
     products: [
@@ -30,11 +30,25 @@ let package = Package(
             name: "TokenVaultBench", dependencies: ["TokenVault", "VaultCrypto", "VaultCore", "VaultStorage"],
             path: "Benchmarks/TokenVaultBench"),
 
+        // libFuzzer targets: one executable each over FuzzTargets; built for fuzzing by `make fuzz`,
+        // and in a plain build they replay corpus files (see Fuzz/FuzzTargets/FuzzDriver.swift).
+        .systemLibrary(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"),
+        .target(
+            name: "FuzzTargets", dependencies: ["TokenVault", "VaultCore", "VaultCrypto", "OAuth2", "CLibFuzzer"],
+            path: "Fuzz/FuzzTargets"),
+        .executableTarget(name: "FuzzItemRecord", dependencies: ["FuzzTargets"], path: "Fuzz/FuzzItemRecord"),
+        .executableTarget(name: "FuzzKeySlot", dependencies: ["FuzzTargets"], path: "Fuzz/FuzzKeySlot"),
+        .executableTarget(name: "FuzzVaultFile", dependencies: ["FuzzTargets"], path: "Fuzz/FuzzVaultFile"),
+        .executableTarget(name: "FuzzTokenResponse", dependencies: ["FuzzTargets"], path: "Fuzz/FuzzTokenResponse"),
+        .executableTarget(name: "FuzzJWT", dependencies: ["FuzzTargets"], path: "Fuzz/FuzzJWT"),
+
         .target(
             name: "TestSupport", dependencies: ["TokenVault", "VaultStorage", "Locking"], path: "Tests/TestSupport",
             resources: [.copy("Resources")]),
         .executableTarget(
-            name: "VaultTestWorker", dependencies: ["TokenVault", "VaultCore", "Locking"], path: "Tests/VaultTestWorker"),
+            name: "VaultTestWorker", dependencies: ["TokenVault", "VaultCore", "Locking"], path: "Tests/VaultTestWorker"
+        ),
+        .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"]),
         .testTarget(name: "VaultCryptoTests", dependencies: ["VaultCrypto", "TestSupport"]),
         .testTarget(name: "VaultStorageTests", dependencies: ["VaultStorage", "TestSupport"]),
         .testTarget(name: "TokenVaultCLITests", dependencies: ["TestSupport", "TokenVaultCLI"]),

@@ -35,6 +35,16 @@ import Testing
         }
     }
 
+    /// Caught by FuzzTokenResponse's finite-lifetime check: a string `expires_in` of "nan", "inf" or
+    /// "1e400" gave a lifetime that never expires and a token that could not be encoded for storage.
+    @Test func expiresInMustBeAFiniteNumber() {
+        for text in ["nan", "NaN", "inf", "-infinity", "1e400"] {
+            #expect(throws: OAuth2Error.invalidResponse("expires_in is not a number")) {
+                try decode(#"{"access_token":"a","token_type":"Bearer","expires_in":"\#(text)"}"#)
+            }
+        }
+    }
+
     @Test func errorBodiesAndMalformedResponsesAreTypedErrors() {
         #expect(throws: OAuth2Error.server(error: "invalid_grant", description: "expired", statusCode: 200)) {
             try decode(#"{"error":"invalid_grant","error_description":"expired"}"#)

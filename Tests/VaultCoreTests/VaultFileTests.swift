@@ -176,6 +176,20 @@ import TokenVault
         _ = try Vault.open(at: url, unlock: VaultKind.unlock)
     }
 
+    /// Found by FuzzKeySlot: a key-file slot's costs are not bounds-checked (no Argon2 runs), and a
+    /// negative one trapped while building the slot's associated data.
+    @Test func negativeCostsOnAKeyFileSlotFailAuthenticationInsteadOfTrapping() throws {
+        let (vault, url, keyFile) = try TestVaults.keyFileVault(in: directory)
+        _ = consume vault
+        let raw = try RawVaultFile(url)
+        for (ops, mem) in [(Int64(-1), Int64(0)), (0, -1), (.min, .min)] {
+            try raw.execute("UPDATE key_slots SET ops_limit = ?, mem_limit = ?", .integer(ops), .integer(mem))
+            #expect(throws: VaultError.invalidCredentials) { try Vault.open(at: url, unlock: .keyFile(keyFile)) }
+        }
+        try raw.execute("UPDATE key_slots SET ops_limit = 0, mem_limit = 0")
+        _ = try Vault.open(at: url, unlock: .keyFile(keyFile))
+    }
+
     @Test func aTamperedSlotIsInvalidCredentialsLikeAWrongPassphrase() throws {
         let (_, url) = try TestVaults.onDisk(in: directory)
         let raw = try RawVaultFile(url)

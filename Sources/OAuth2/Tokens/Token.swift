@@ -112,7 +112,9 @@ public struct Token: Codable, Sendable, Equatable, CustomStringConvertible, Cust
         switch json["expires_in"] {
         case .number(let seconds)?: lifetime = seconds
         case .string(let text)?:
-            guard let seconds = TimeInterval(text) else {
+            // TimeInterval(_:) also reads "nan" and "inf", and "1e400" as infinity: such a token would
+            // never count as expired, and could not be stored (JSON has no such numbers).
+            guard let seconds = TimeInterval(text), seconds.isFinite else {
                 throw OAuth2Error.invalidResponse("expires_in is not a number")
             }
             lifetime = seconds

@@ -118,8 +118,11 @@ struct FactorRecord {
         classPublicKey = try reader.readLengthPrefixed()
         enrollmentPublicKey = try reader.readLengthPrefixed()
         salt = try reader.readLengthPrefixed()
-        parameters = Argon2id.Parameters(
-            opsLimit: Int(try reader.read(UInt64.self)), memLimitBytes: Int(try reader.read(UInt64.self)))
+        // Costs above Int.max cannot have been written by this library; refuse them rather than trap.
+        guard let opsLimit = Int(exactly: try reader.read(UInt64.self)),
+            let memLimitBytes = Int(exactly: try reader.read(UInt64.self))
+        else { throw VaultError.integrity("an enrolled factor's costs are out of range") }
+        parameters = Argon2id.Parameters(opsLimit: opsLimit, memLimitBytes: memLimitBytes)
         wrappedClassKey = try reader.readLengthPrefixed()
         try reader.expectEnd()
     }

@@ -70,8 +70,10 @@ struct KeySlot {
         writer.append(kind.rawValue)
         writer.append(UInt8(isScoped ? 1 : 0))
         writer.append(lengthPrefixed: salt)
-        writer.append(UInt64(parameters.opsLimit))
-        writer.append(UInt64(parameters.memLimitBytes))
+        // The row's integers as stored, whatever their sign: a slot edited to a negative cost then fails
+        // to open like any other edited slot, rather than trapping on the conversion.
+        writer.append(UInt64(truncatingIfNeeded: parameters.opsLimit))
+        writer.append(UInt64(truncatingIfNeeded: parameters.memLimitBytes))
         return writer.bytes
     }
 

@@ -1,0 +1,33 @@
+import Foundation
+import OAuth2
+
+/// The token endpoint's response (RFC 6749 §5.1 JSON), decoded into a ``Token``; a token that
+/// decodes must also survive the `Codable` round trip through which it is stored.
+package enum TokenResponseFuzzTarget: FuzzTarget {
+    private static let context = Token.Context(
+        issuer: URL(string: "https://issuer.example")!, clientID: "fuzz", scopes: ["openid"])
+    private static let issuedAt = Date(timeIntervalSince1970: 1_800_000_000)
+
+    /// Decodes `input` as a token response and checks the token it gives.
+    ///
+    /// - Parameter input: The response body.
+    package static func run(_ input: [UInt8]) {
+        guard let token = try? Token(response: Data(input), context: context, issuedAt: issuedAt) else { return }
+        require(!token.accessToken.isEmpty, "a token without an access token decoded")
+        require(token.expiresIn.isFinite, "a token's lifetime is not a finite number")
+        _ = token.description
+        _ = token.expiresAt
+        for kind in Token.Kind.allCases { _ = token.value(of: kind) }
+        let stored: Data
+        do {
+            stored = try JSONEncoder().encode(token)
+        } catch {
+            fatalError("fuzz property failed: a decoded token cannot be encoded for storage: \(error)")
+        }
+        let restored = try? JSONDecoder().decode(Token.self, from: stored)
+        require(restored == token, "a token does not survive its Codable round trip")
+        let metadata = Token.Metadata(token: token, tags: ["fuzz": "yes"])
+        let metadataRestored = try? JSONDecoder().decode(Token.Metadata.self, from: JSONEncoder().encode(metadata))
+        require(metadataRestored == metadata, "a token's metadata does not survive its Codable round trip")
+    }
+}
