@@ -61,7 +61,7 @@ extension Vault {
             kind: Int64, scoped: Int64, salt: [UInt8], opsLimit: Int64, memLimit: Int64, payload: SecureBytes,
             keyFile: URL
         ) throws -> Bool {
-            let material = try UnlockMaterial(.keyFile(keyFile))
+            let material = try UnlockMaterial(.keyFile(keyFile), allowsInsecurePermissions: false)
             let vaultID = [UInt8](repeating: 0x56, count: VaultFormat.idByteCount)
             let database = try SQLiteDatabase(path: ":memory:", mode: .memory, busyTimeout: .zero)
             try database.write { db in
