@@ -108,7 +108,7 @@ public final class Vault: Sendable {
         try translatingErrors {
             let path = url.standardizedFileURL.path
             guard FileManager.default.fileExists(atPath: path) else { throw VaultError.notFound(path) }
-            if !configuration.allowsInsecurePermissions, SecureFile.groupAndOtherPermissions(path) ?? 0 != 0 {
+            if !configuration.allowsInsecurePermissions, SecureFile.grantsGroupOrOtherAccess(path) {
                 throw VaultError.insecurePermissions(path)
             }
             let material = try UnlockMaterial(

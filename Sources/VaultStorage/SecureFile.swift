@@ -40,13 +40,16 @@ package enum SecureFile {
         return true
     }
 
-    /// The permission bits a file grants its group and others (`mode & 0o077`), following
-    /// symbolic links as `open` does; `nil` when nothing exists at `path`. ssh refuses a private key
-    /// whose value here is not zero, and the vault does the same for its files.
-    package static func groupAndOtherPermissions(_ path: String) -> Int? {
+    /// Whether the file at `path` grants its group or others any permission (`mode & 0o077`),
+    /// following symbolic links as `open` does; `false` when nothing exists there. ssh refuses such
+    /// a private key, and the vault does the same for its files.
+    package static func grantsGroupOrOtherAccess(_ path: String) -> Bool {
         var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return Int(info.st_mode & 0o077)
+        return stat(path, &info) == 0 && grantsGroupOrOtherAccess(info.st_mode)
+    }
+
+    private static func grantsGroupOrOtherAccess(_ mode: mode_t) -> Bool {
+        mode & 0o077 != 0
     }
 
     /// Removes a file if it exists.
@@ -73,8 +76,8 @@ package enum SecureFile {
         case tooShort
         case tooLong
         case unreadable(String)
-        /// The file's mode grants its group or others some access (the bits are given).
-        case insecurePermissions(Int)
+        /// The file's mode grants its group or others some access.
+        case insecurePermissions
     }
 
     /// Reads a whole small file straight into a caller-made buffer (secure memory for secrets),
@@ -101,8 +104,8 @@ package enum SecureFile {
         guard fstat(descriptor, &info) == 0 else {
             throw ReadError.unreadable(String(cString: strerror(errno)))
         }
-        if refusingGroupOrOtherAccess, info.st_mode & 0o077 != 0 {
-            throw ReadError.insecurePermissions(Int(info.st_mode & 0o777))
+        if refusingGroupOrOtherAccess, grantsGroupOrOtherAccess(info.st_mode) {
+            throw ReadError.insecurePermissions
         }
         let size = Int(info.st_size)
         guard size >= minimumByteCount else { throw ReadError.tooShort }
