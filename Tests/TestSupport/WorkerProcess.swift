@@ -15,13 +15,15 @@ public enum WorkerProcess {
         return directory.appendingPathComponent("VaultTestWorker")
     }
 
-    /// Starts the worker with `arguments` and returns the running process.
+    /// Starts the worker (or another helper program) with `arguments` and returns the running process.
     ///
-    /// - Parameter arguments: The worker's command and its arguments.
+    /// - Parameters:
+    ///   - arguments: The worker's command and its arguments.
+    ///   - program: What to run; the worker by default.
     /// - Returns: The process, with standard output and error piped.
-    public static func start(_ arguments: [String]) throws -> (Process, Pipe) {
+    public static func start(_ arguments: [String], program: URL = executable) throws -> (Process, Pipe) {
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = program
         process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output
@@ -40,11 +42,13 @@ public enum WorkerProcess {
         return (started.0.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
-    /// Runs the worker to completion.
+    /// Runs the worker (or another helper program) to completion.
     ///
-    /// - Parameter arguments: The worker's command and its arguments.
+    /// - Parameters:
+    ///   - arguments: The worker's command and its arguments.
+    ///   - program: What to run; the worker by default.
     /// - Returns: The exit status and everything it printed.
-    public static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        finish(try start(arguments))
+    public static func run(_ arguments: [String], program: URL = executable) throws -> (status: Int32, output: String) {
+        finish(try start(arguments, program: program))
     }
 }

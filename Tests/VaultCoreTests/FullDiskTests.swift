@@ -48,16 +48,8 @@ import Testing
         )
     }
 
+    /// Runs `arguments` in a user and mount namespace of its own.
     private static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = unshare
-        process.arguments = ["--user", "--map-root-user", "--mount"] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        try WorkerProcess.run(["--user", "--map-root-user", "--mount"] + arguments, program: unshare)
     }
 }
