@@ -190,17 +190,4 @@ final class DefaultChangeRecorder {
         #expect(credential.tags == ["storedBy": "worker"])
         #expect(Credential.default === credential)
     }
-
-    @Test func noTokenStringInAnyDescription() throws {
-        let credential = try Credential.store(TestTokens.token())
-        let token = credential.token
-        let texts = [
-            "\(credential)", String(reflecting: credential), "\(credential.metadata)", "\(token)",
-            CredentialError.alreadyExists(token.id).localizedDescription,
-        ]
-        for text in texts {
-            #expect(!text.contains(token.accessToken))
-            #expect(!text.contains(token.refreshToken!))
-        }
-    }
 }
