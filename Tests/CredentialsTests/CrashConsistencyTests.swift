@@ -78,8 +78,6 @@ import TokenVault
         }
         usleep(UInt32(delay.components.attoseconds / 1_000_000_000_000))
         kill(worker.0.processIdentifier, SIGKILL)
-        output.append(handle.readDataToEndOfFile())
-        worker.0.waitUntilExit()
-        return String(decoding: output, as: UTF8.self)
+        return String(decoding: output, as: UTF8.self) + WorkerProcess.finish(worker).output
     }
 }
