@@ -182,12 +182,31 @@ public final class AuthorizationServer: Sendable {
     /// Arms a fault for the next `count` requests to `path`.
     ///
     /// - Parameters:
-    ///   - mode: `status500`, `slow`, `truncated` or `none`.
+    ///   - mode: `status500`, `slow`, `truncated`, `hold` or `none`.
     ///   - path: The endpoint path, such as `/token/`.
-    ///   - seconds: For `slow`, how long to wait.
+    ///   - seconds: For `slow`, how long to wait; for `hold`, the longest a request stays parked.
     ///   - count: How many requests it applies to.
-    public func armFault(_ mode: String, path: String = "/token/", seconds: Double = 0, count: Int = 1) async throws {
-        _ = try await request("POST", "/test/fault", ["path": path, "mode": mode, "seconds": seconds, "count": count])
+    ///   - process: Whether the server answers first (its effects committed) and the fault then
+    ///     applies to the answer.
+    public func armFault(
+        _ mode: String, path: String = "/token/", seconds: Double = 0, count: Int = 1, process: Bool = false
+    ) async throws {
+        _ = try await request(
+            "POST", "/test/fault",
+            ["path": path, "mode": mode, "seconds": seconds, "count": count, "process": process ? "yes" : "no"])
+    }
+
+    /// Waits until `count` requests are parked by a `hold` fault (a few seconds at most).
+    ///
+    /// - Parameter count: How many.
+    /// - Returns: How many are parked.
+    public func awaitHeld(count: Int = 1) async throws -> Int {
+        try await request("POST", "/test/held", ["count": count, "timeout": 8])["held"] as? Int ?? 0
+    }
+
+    /// Lets every request parked by a `hold` fault go on.
+    public func releaseHeld() async throws {
+        _ = try await request("POST", "/test/release")
     }
 
     /// Approves a pending device authorization for the test user, as the user would.

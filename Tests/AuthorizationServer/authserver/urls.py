@@ -19,6 +19,8 @@ urlpatterns = [
     re_path(r"^test/stats/?$", test_views.stats, name="test-stats"),
     re_path(r"^test/reset/?$", test_views.reset, name="test-reset"),
     re_path(r"^test/fault/?$", test_views.fault, name="test-fault"),
+    re_path(r"^test/held/?$", test_views.held, name="test-held"),
+    re_path(r"^test/release/?$", test_views.release, name="test-release"),
     re_path(r"^test/approve-device/?$", test_views.approve_device, name="test-approve-device"),
     re_path(r"^test/deny-device/?$", test_views.deny_device, name="test-deny-device"),
     # DOT at the root: /authorize/, /token/, /revoke_token/, /introspect/,

@@ -58,6 +58,12 @@ class TestHooksMiddleware:
 
         real = self.get_response(request) if fault.process else None
 
+        if fault.mode == "hold":
+            # Parked until the test releases it: with process, after the server has answered
+            # (its effects are committed) and before the client sees the answer.
+            state.hold(fault.seconds)
+            return real if real is not None else self.get_response(request)
+
         if fault.mode == "status500":
             return HttpResponse(ERROR_500_BODY, status=500, content_type="text/html; charset=utf-8")
 

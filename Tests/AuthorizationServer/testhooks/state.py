@@ -10,13 +10,15 @@ from dataclasses import dataclass
 TOKEN_PATH = "/token/"
 DEVICE_AUTHORIZATION_PATH = "/device-authorization/"
 
-FAULT_MODES = ("status500", "slow", "truncated", "slow_down", "none")
+FAULT_MODES = ("status500", "slow", "truncated", "slow_down", "hold", "none")
 
 _lock = threading.Lock()
 _token_requests = Counter()  # grant_type -> count
 _endpoint_requests = Counter()  # path -> count (every method, every non-/test/ path)
 _device_authorization_requests = 0
 _faults = {}  # path -> Fault
+_holds = threading.Condition()
+_held = []  # threading.Event per request parked by a "hold" fault, set to let it go
 
 
 @dataclass
@@ -89,3 +91,29 @@ def take_fault(path):
         if fault.remaining <= 0:
             del _faults[path]
         return Fault(fault.mode, fault.seconds, fault.remaining, fault.process)
+
+
+def hold(timeout):
+    """Park the calling request until release_held() (or ``timeout`` seconds, a safety net)."""
+    released = threading.Event()
+    with _holds:
+        _held.append(released)
+        _holds.notify_all()
+    released.wait(timeout)
+
+
+def wait_for_held(count, timeout):
+    """Block until ``count`` requests are parked; return how many are."""
+    with _holds:
+        _holds.wait_for(lambda: len(_held) >= count, timeout)
+        return len(_held)
+
+
+def release_held():
+    """Let every parked request go on; return how many there were."""
+    with _holds:
+        released = list(_held)
+        _held.clear()
+    for event in released:
+        event.set()
+    return len(released)

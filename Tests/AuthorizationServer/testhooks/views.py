@@ -59,6 +59,28 @@ def reset(request):
 @csrf_exempt
 @require_POST
 @transaction.non_atomic_requests
+def held(request):
+    """Waits until `count` requests are parked by a "hold" fault (at most `timeout` seconds)."""
+    params = _params(request) or {}
+    try:
+        count = int(params.get("count", 1) or 1)
+        timeout = float(params.get("timeout", 30) or 30)
+    except (TypeError, ValueError):
+        return _bad_request("count must be an integer and timeout a number")
+    return JsonResponse({"held": state.wait_for_held(count, timeout)})
+
+
+@csrf_exempt
+@require_POST
+@transaction.non_atomic_requests
+def release(request):
+    """Lets every request parked by a "hold" fault go on."""
+    return JsonResponse({"released": state.release_held()})
+
+
+@csrf_exempt
+@require_POST
+@transaction.non_atomic_requests
 def fault(request):
     params = _params(request)
     if params is None:
