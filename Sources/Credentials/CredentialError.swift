@@ -15,6 +15,9 @@ public enum CredentialError: Error, Equatable, Sendable, LocalizedError {
     case notFound(String)
     /// This credential was removed; make a new one.
     case removed(String)
+    /// The stored token with this id was written by another task or process after it was read, and
+    /// re-reading and merging did not settle it: nothing was written. Try again.
+    case conflict(String)
     /// The security options contradict each other (two accessibility classes, say).
     case invalidSecurityOptions(String)
     /// A stored token or its metadata does not decode.
@@ -29,6 +32,7 @@ public enum CredentialError: Error, Equatable, Sendable, LocalizedError {
         case .alreadyExists(let id): "A token with id \(id) is already stored."
         case .notFound(let id): "No token with id \(id) is stored."
         case .removed(let id): "The credential \(id) was removed."
+        case .conflict(let id): "The token \(id) was changed by another writer at the same time; try again."
         case .invalidSecurityOptions(let detail): "Invalid security options: \(detail)."
         case .corruptRecord(let detail): "A stored token is unreadable: \(detail)."
         case .minTTLTooLarge(let seconds): "The server issues tokens that live shorter than \(seconds) s."

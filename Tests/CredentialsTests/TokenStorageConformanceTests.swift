@@ -48,17 +48,59 @@ import TokenVault
             id: token.id, tokenType: "Bearer", accessToken: "new-access", refreshToken: "new-refresh",
             idToken: token.idToken, deviceSecret: nil, scope: token.scope, issuedAt: Date(), expiresIn: 60,
             context: token.context)
-        try storage.replace(token: refreshed, metadata: Token.Metadata(token: refreshed, tags: ["k": "v"]))
+        let added = try #require(try storage.storedMetadata(id: token.id)).version
+        let replaced = try storage.replace(
+            token: refreshed, metadata: Token.Metadata(token: refreshed, tags: ["k": "v"]), expectedVersion: added)
+        #expect(replaced > added)
         #expect(try storage.token(id: token.id, prompt: nil, authenticationContext: nil) == refreshed)
         #expect(try storage.metadata(id: token.id)?.tags == ["k": "v"])
-        try storage.setMetadata(Token.Metadata(id: token.id, tags: ["k": "w"]))
+        let tagged = try storage.setMetadata(Token.Metadata(id: token.id, tags: ["k": "w"]), expectedVersion: replaced)
         #expect(try storage.metadata(id: token.id)?.tags == ["k": "w"])
         #expect(try storage.token(id: token.id, prompt: nil, authenticationContext: nil) == refreshed)
+        let stored = try #require(try storage.storedToken(id: token.id, prompt: nil, authenticationContext: nil))
+        #expect(
+            stored
+                == StoredToken(
+                    token: refreshed,
+                    metadata: Token.Metadata(id: token.id, tags: ["k": "w"], claims: stored.metadata.claims),
+                    version: tagged))
         let stranger = TestTokens.token()
         #expect(throws: CredentialError.notFound(stranger.id)) {
-            try storage.replace(token: stranger, metadata: Token.Metadata(token: stranger, tags: [:]))
+            try storage.replace(
+                token: stranger, metadata: Token.Metadata(token: stranger, tags: [:]), expectedVersion: 1)
         }
-        #expect(throws: CredentialError.notFound("nope")) { try storage.setMetadata(Token.Metadata(id: "nope")) }
+        #expect(throws: CredentialError.notFound("nope")) {
+            try storage.setMetadata(Token.Metadata(id: "nope"), expectedVersion: 1)
+        }
+    }
+
+    @Test(arguments: StorageKind.all)
+    func everyWriteFromAnOlderVersionIsRefused(kind: StorageKind) throws {
+        let storage = try kind.make(directory)
+        let token = TestTokens.token()
+        _ = try add(token, to: storage, tags: ["k": "v"])
+        let read = try #require(try storage.storedToken(id: token.id, prompt: nil, authenticationContext: nil))
+        let newer = token.expiring(in: 600)
+        let written = try storage.replace(token: newer, metadata: read.metadata, expectedVersion: read.version)
+
+        // Each write from the version read before that one is refused and changes nothing.
+        #expect(throws: CredentialError.conflict(token.id)) {
+            try storage.replace(token: token, metadata: read.metadata, expectedVersion: read.version)
+        }
+        #expect(throws: CredentialError.conflict(token.id)) {
+            try storage.setMetadata(Token.Metadata(id: token.id, tags: ["k": "stale"]), expectedVersion: read.version)
+        }
+        #expect(throws: CredentialError.conflict(token.id)) {
+            try storage.remove(id: token.id, expectedVersion: read.version)
+        }
+        let now = try #require(try storage.storedToken(id: token.id, prompt: nil, authenticationContext: nil))
+        #expect(now.token == newer && now.metadata.tags == ["k": "v"] && now.version == written)
+
+        #expect(try storage.remove(id: token.id, expectedVersion: written))
+        #expect(throws: CredentialError.conflict(token.id)) {
+            try storage.remove(id: token.id, expectedVersion: written)
+        }
+        #expect(try storage.storedMetadata(id: token.id) == nil)
     }
 
     @Test(arguments: StorageKind.all)

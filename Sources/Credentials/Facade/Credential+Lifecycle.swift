@@ -7,8 +7,12 @@ import VaultCore
 #endif
 
 extension Credential {
-    /// How long a refresh lease holds if its process dies: longer than any request may take.
-    static let refreshLeaseDuration: TimeInterval = 60
+    /// How long a refresh lease holds if its process dies: longer than any request may take
+    /// (60 s). Tests shorten it to make a refresh outlive its lease.
+    package static var refreshLeaseDuration: TimeInterval {
+        get { CredentialCoordinator.shared.refreshLeaseDuration }
+        set { CredentialCoordinator.shared.refreshLeaseDuration = newValue }
+    }
 
     /// Refreshes the token now.
     ///
@@ -40,32 +44,43 @@ extension Credential {
     /// | `.accessToken` | access token | removed if there is no refresh token; else kept, marked expired so the next use refreshes |
     /// | `.deviceSecret` | device secret | kept, without the device secret |
     ///
+    /// It works on the stored token, not on this instance's copy: under the refresh lease (so no
+    /// process refreshes meanwhile) it reads the token again, revokes the values stored now, and
+    /// writes back only that change with a compare-and-swap on the version it read; if another
+    /// writer got in first, it reads again, revokes what is new, and retries. A token another
+    /// process refreshed is therefore never replaced by this instance's older copy.
     /// A failure (network, server) changes nothing in storage.
     /// - Parameter type: What to revoke; `.all` by default.
-    /// - Throws: ``CredentialError/oauth2(_:)``, ``CredentialError/removed(_:)``.
+    /// - Throws: ``CredentialError/oauth2(_:)``, ``CredentialError/removed(_:)``,
+    ///   ``CredentialError/conflict(_:)``, ``CredentialError/storage(_:)``.
     public func revoke(type: Token.RevokeType = .all) async throws {
-        let token = try checked { $0.token }
+        _ = try checked { $0 }
         try await CredentialError.translating {
-            switch type {
-            case .all:
-                if token.refreshToken != nil { try await oauth2.revoke(token, type: .refreshToken) }
-                try await oauth2.revoke(token, type: .accessToken)
-                if token.deviceSecret != nil { try await oauth2.revoke(token, type: .deviceSecret) }
-                try remove()
-            case .refreshToken:
-                try await oauth2.revoke(token, type: .refreshToken)
-                try remove()
-            case .accessToken:
-                try await oauth2.revoke(token, type: .accessToken)
-                if token.refreshToken == nil {
-                    try remove()
-                } else {
-                    try persist(token.withAccessToken(expiresIn: 0))
+            let owner = UUID().uuidString
+            try await acquireRefreshLease(owner: owner)
+            defer { try? storage.releaseRefreshLease(id: id, owner: owner) }
+            // Values already revoked at the server, so a retry after a conflict sends only new ones.
+            var revoked: Set<[String]> = []
+            for _ in 0..<Self.maximumWriteAttempts {
+                guard
+                    let stored = try storage.storedToken(
+                        id: id, prompt: nil, authenticationContext: authenticationContext)
+                else { throw CredentialError.removed(id) }
+                for (kind, required) in Self.revokedKinds(type) {
+                    let value = stored.token.value(of: kind)
+                    guard value != nil || required else { continue }
+                    if let value, revoked.contains([kind.rawValue, value]) { continue }
+                    try await oauth2.revoke(stored.token, type: kind)
+                    if let value { revoked.insert([kind.rawValue, value]) }
                 }
-            case .deviceSecret:
-                try await oauth2.revoke(token, type: .deviceSecret)
-                try persist(token.withoutDeviceSecret())
+                do {
+                    try apply(type, to: stored)
+                    return
+                } catch CredentialError.conflict {
+                    continue
+                }
             }
+            throw CredentialError.conflict(id)
         }
     }
 
@@ -143,41 +158,97 @@ extension Credential {
             try await acquireRefreshLease(owner: owner)
             defer { try? storage.releaseRefreshLease(id: id, owner: owner) }
             guard
-                let stored = try storage.token(id: id, prompt: nil, authenticationContext: authenticationContext),
-                let metadata = try storage.metadata(id: id)
+                let stored = try storage.storedToken(id: id, prompt: nil, authenticationContext: authenticationContext)
             else { throw CredentialError.removed(id) }
-            let changedMeanwhile = stored != startedFrom
-            if changedMeanwhile && (force || !Self.needsRefresh(stored, graceInterval: graceInterval)) {
-                update(token: stored, metadata: metadata)  // another process refreshed while we waited
-                return stored
+            let changedMeanwhile = stored.token != startedFrom
+            if changedMeanwhile && (force || !Self.needsRefresh(stored.token, graceInterval: graceInterval)) {
+                update(token: stored.token, metadata: stored.metadata)  // another process refreshed while we waited
+                return stored.token
             }
-            if !force && !Self.needsRefresh(stored, graceInterval: graceInterval) { return stored }
-            let fresh = try await CredentialError.translating { try await oauth2.refresh(stored) }
-            let updated = Token.Metadata(id: id, tags: metadata.tags, claims: fresh.idToken?.claims ?? metadata.claims)
-            try storage.replace(token: fresh, metadata: updated)
-            update(token: fresh, metadata: updated)
-            return fresh
+            if !force && !Self.needsRefresh(stored.token, graceInterval: graceInterval) { return stored.token }
+            let fresh = try await CredentialError.translating { try await oauth2.refresh(stored.token) }
+            let written = try persistRefresh(fresh, refreshedFrom: stored)
+            update(token: written.token, metadata: written.metadata)
+            return written.token
         } catch {
             postRefreshFailed(error)
             throw error
         }
     }
 
+    /// Writes a refreshed token with a compare-and-swap on the version it was refreshed from.
+    ///
+    /// The lease alone cannot promise that version is still the stored one: a refresh that outlived
+    /// its lease may find that another process refreshed, or that tags changed, meanwhile. Then it
+    /// reads the record again and merges instead of overwriting: the values this refresh changed
+    /// win (they are the newest), every other value, the tags, and the claims of an ID token this
+    /// refresh did not replace come from the stored record.
+    private func persistRefresh(_ fresh: Token, refreshedFrom base: StoredToken) throws -> StoredToken {
+        var expected = base.version
+        var token = fresh
+        var metadata = Token.Metadata(id: id, tags: base.metadata.tags, claims: fresh.idToken?.claims ?? [:])
+        for _ in 0..<Self.maximumWriteAttempts {
+            do {
+                let version = try storage.replace(token: token, metadata: metadata, expectedVersion: expected)
+                return StoredToken(token: token, metadata: metadata, version: version)
+            } catch CredentialError.conflict {
+                guard
+                    let latest = try storage.storedToken(
+                        id: id, prompt: nil, authenticationContext: authenticationContext)
+                else { throw CredentialError.removed(id) }
+                expected = latest.version
+                token = fresh.rebased(from: base.token, onto: latest.token)
+                let claims = token.idToken == latest.token.idToken ? latest.metadata.claims : token.idToken?.claims
+                metadata = Token.Metadata(id: id, tags: latest.metadata.tags, claims: claims ?? [:])
+            }
+        }
+        throw CredentialError.conflict(id)
+    }
+
+    /// Takes the refresh lease, waiting while another caller holds it.
     private func acquireRefreshLease(owner: String) async throws {
         let deadline = Date().addingTimeInterval(Self.refreshLeaseDuration * 2)
-        while try !storage.acquireRefreshLease(id: id, owner: owner, duration: Self.refreshLeaseDuration) {
-            guard Date() < deadline else {
-                throw CredentialError.storage(.storage("another process held the refresh lease too long"))
+        do {
+            while try !storage.acquireRefreshLease(id: id, owner: owner, duration: Self.refreshLeaseDuration) {
+                guard Date() < deadline else {
+                    throw CredentialError.storage(.storage("another process held the refresh lease too long"))
+                }
+                try await Task.sleep(for: .milliseconds(20))
             }
-            try await Task.sleep(for: .milliseconds(20))
+        } catch CredentialError.notFound {
+            throw CredentialError.removed(id)
         }
     }
 
-    /// Writes `token` (same id) with the current metadata, and keeps it in memory.
-    private func persist(_ token: Token) throws {
-        let metadata = try checked { $0.metadata }
-        try storage.replace(token: token, metadata: metadata)
-        update(token: token, metadata: metadata)
+    /// The kinds `type` revokes at the server, and whether each must be present (a named kind that
+    /// is missing fails with ``OAuth2Error/missingToken(_:)``).
+    private static func revokedKinds(_ type: Token.RevokeType) -> [(Token.Kind, required: Bool)] {
+        switch type {
+        case .all: [(.refreshToken, false), (.accessToken, true), (.deviceSecret, false)]
+        case .refreshToken: [(.refreshToken, true)]
+        case .accessToken: [(.accessToken, true)]
+        case .deviceSecret: [(.deviceSecret, true)]
+        }
+    }
+
+    /// Writes what revoking `type` leaves of `stored`, with a compare-and-swap on its version.
+    private func apply(_ type: Token.RevokeType, to stored: StoredToken) throws {
+        let kept: Token
+        switch type {
+        case .all, .refreshToken:
+            didRemove(wasDefault: try storage.remove(id: id, expectedVersion: stored.version))
+            return
+        case .accessToken:
+            guard stored.token.refreshToken != nil else {
+                didRemove(wasDefault: try storage.remove(id: id, expectedVersion: stored.version))
+                return
+            }
+            kept = stored.token.withAccessToken(expiresIn: 0)
+        case .deviceSecret:
+            kept = stored.token.withoutDeviceSecret()
+        }
+        _ = try storage.replace(token: kept, metadata: stored.metadata, expectedVersion: stored.version)
+        update(token: kept, metadata: stored.metadata)
     }
 
     func postRefreshFailed(_ error: any Error) {
@@ -186,6 +257,26 @@ extension Credential {
 }
 
 extension Token {
+    /// This token, made from `base`, applied onto `current`, which another writer stored meanwhile:
+    /// what this token changed from `base` wins, everything else comes from `current`, so no value
+    /// the other writer replaced comes back stale. The access token, its type and its lifetime move
+    /// together; the id and context are `current`'s.
+    func rebased(from base: Token, onto current: Token) -> Token {
+        func pick<Value: Equatable>(_ mine: Value, _ old: Value, _ theirs: Value) -> Value {
+            mine == old ? theirs : mine
+        }
+        let access =
+            accessToken != base.accessToken || tokenType != base.tokenType || issuedAt != base.issuedAt
+                || expiresIn != base.expiresIn ? self : current
+        return Token(
+            id: current.id, tokenType: access.tokenType, accessToken: access.accessToken,
+            refreshToken: pick(refreshToken, base.refreshToken, current.refreshToken),
+            idToken: pick(idToken, base.idToken, current.idToken),
+            deviceSecret: pick(deviceSecret, base.deviceSecret, current.deviceSecret),
+            scope: pick(scope, base.scope, current.scope), issuedAt: access.issuedAt, expiresIn: access.expiresIn,
+            context: current.context)
+    }
+
     /// The same token with its access token marked expired.
     func withAccessToken(expiresIn: TimeInterval) -> Token {
         Token(

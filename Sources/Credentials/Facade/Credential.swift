@@ -62,13 +62,26 @@ public final class Credential: Sendable, Identifiable, Equatable {
 
     /// Replaces the tags, persistently. Needs no proof, even for access-controlled tokens.
     ///
+    /// Only the tags change: the write compares the record's version with the one just read, and
+    /// reads again if another task or process wrote the token meanwhile, so its newer claims are
+    /// kept.
     /// - Parameter tags: The new tags.
-    /// - Throws: ``CredentialError/removed(_:)``, ``CredentialError/storage(_:)``.
+    /// - Throws: ``CredentialError/removed(_:)``, ``CredentialError/notFound(_:)`` when the token is
+    ///   no longer stored, ``CredentialError/conflict(_:)``, ``CredentialError/storage(_:)``.
     public func setTags(_ tags: [String: String]) throws {
-        let current = try checked { $0.metadata }
-        let updated = Token.Metadata(id: id, tags: tags, claims: current.claims)
-        try storage.setMetadata(updated)
-        state.withLock { $0.metadata = updated }
+        _ = try checked { $0 }
+        for _ in 0..<Self.maximumWriteAttempts {
+            guard let stored = try storage.storedMetadata(id: id) else { throw CredentialError.notFound(id) }
+            let updated = Token.Metadata(id: id, tags: tags, claims: stored.metadata.claims)
+            do {
+                _ = try storage.setMetadata(updated, expectedVersion: stored.version)
+            } catch CredentialError.conflict {
+                continue
+            }
+            state.withLock { $0.metadata = updated }
+            return
+        }
+        throw CredentialError.conflict(id)
     }
 
     /// Removes the token from storage, locally (no network; revoke first to end it at the server).
@@ -78,12 +91,19 @@ public final class Credential: Sendable, Identifiable, Equatable {
     /// - Throws: ``CredentialError/removed(_:)`` if already removed, ``CredentialError/storage(_:)``.
     public func remove() throws {
         _ = try checked { $0 }
-        let wasDefault = try storage.remove(id: id)
+        didRemove(wasDefault: try storage.remove(id: id))
+    }
+
+    /// Marks this instance removed after its token was removed from storage.
+    func didRemove(wasDefault: Bool) {
         state.withLock { $0.removed = true }
         stopAutomaticRefresh()
         CredentialCoordinator.shared.forget(self)
         if wasDefault { CredentialCoordinator.shared.postDefaultChanged(nil) }
     }
+
+    /// How many times a write that lost a compare-and-swap reads the token again and retries.
+    static let maximumWriteAttempts = 8
 
     /// Whether ``remove()`` was called.
     public var isRemoved: Bool { state.withLock { $0.removed } }

@@ -13,6 +13,7 @@ final class CredentialCoordinator: Sendable {
         var instances: [String: Credential] = [:]
         var refreshGraceInterval: TimeInterval = 300
         var requestTimeout: TimeInterval = 30
+        var refreshLeaseDuration: TimeInterval = 60
     }
 
     private let state = Locked(State())
@@ -35,6 +36,11 @@ final class CredentialCoordinator: Sendable {
     var requestTimeout: TimeInterval {
         get { state.withLock { $0.requestTimeout } }
         set { state.withLock { $0.requestTimeout = newValue } }
+    }
+
+    var refreshLeaseDuration: TimeInterval {
+        get { state.withLock { $0.refreshLeaseDuration } }
+        set { state.withLock { $0.refreshLeaseDuration = newValue } }
     }
 
     /// The instance for `id` if one exists for the current storage.

@@ -12,6 +12,7 @@ public final class InMemoryTokenStorage: TokenStorage {
     private struct Entry {
         var token: Token
         var metadata: Token.Metadata
+        var version: UInt64 = 1
     }
 
     private struct State {
@@ -51,22 +52,30 @@ public final class InMemoryTokenStorage: TokenStorage {
         }
     }
 
-    public func replace(token: Token, metadata: Token.Metadata) throws {
+    public func replace(token: Token, metadata: Token.Metadata, expectedVersion: UInt64) throws -> UInt64 {
         try state.withLock { state in
-            guard state.entries[token.id] != nil else { throw CredentialError.notFound(token.id) }
-            state.entries[token.id] = Entry(token: token, metadata: metadata)
+            let version = try Self.checkedVersion(of: state.entries[token.id], id: token.id, expected: expectedVersion)
+            state.entries[token.id] = Entry(token: token, metadata: metadata, version: version + 1)
+            return version + 1
         }
     }
 
-    public func setMetadata(_ metadata: Token.Metadata) throws {
+    public func setMetadata(_ metadata: Token.Metadata, expectedVersion: UInt64) throws -> UInt64 {
         try state.withLock { state in
-            guard state.entries[metadata.id] != nil else { throw CredentialError.notFound(metadata.id) }
+            let version = try Self.checkedVersion(
+                of: state.entries[metadata.id], id: metadata.id, expected: expectedVersion)
             state.entries[metadata.id]?.metadata = metadata
+            state.entries[metadata.id]?.version = version + 1
+            return version + 1
         }
     }
 
-    public func remove(id: String) throws -> Bool {
-        state.withLock { state in
+    public func remove(id: String, expectedVersion: UInt64?) throws -> Bool {
+        try state.withLock { state in
+            if let expectedVersion {
+                guard let entry = state.entries[id] else { throw CredentialError.conflict(id) }
+                guard entry.version == expectedVersion else { throw CredentialError.conflict(id) }
+            }
             state.entries[id] = nil
             state.order.removeAll { $0 == id }
             guard state.defaultID == id else { return false }
@@ -84,7 +93,26 @@ public final class InMemoryTokenStorage: TokenStorage {
         state.withLock { $0.entries[id]?.metadata }
     }
 
+    public func storedToken(
+        id: String, prompt: String?, authenticationContext: (any AuthenticationContext)?
+    ) throws -> StoredToken? {
+        state.withLock { state in
+            state.entries[id].map { StoredToken(token: $0.token, metadata: $0.metadata, version: $0.version) }
+        }
+    }
+
+    public func storedMetadata(id: String) throws -> StoredMetadata? {
+        state.withLock { state in state.entries[id].map { StoredMetadata(metadata: $0.metadata, version: $0.version) } }
+    }
+
     public func allMetadata() throws -> [Token.Metadata] {
         state.withLock { state in state.order.compactMap { state.entries[$0]?.metadata } }
+    }
+
+    /// The version of `entry`, after checking it exists and is the expected one.
+    private static func checkedVersion(of entry: Entry?, id: String, expected: UInt64) throws -> UInt64 {
+        guard let entry else { throw CredentialError.notFound(id) }
+        guard entry.version == expected else { throw CredentialError.conflict(id) }
+        return entry.version
     }
 }

@@ -21,18 +21,37 @@ public protocol TokenStorage: Sendable {
     /// - Returns: Whether it became the default.
     /// - Throws: ``CredentialError/alreadyExists(_:)`` when the id is stored.
     func add(token: Token, metadata: Token.Metadata, security: [Credential.Security]) throws -> Bool
-    /// Replaces the stored token with the same id (after a refresh), with new metadata.
-    func replace(token: Token, metadata: Token.Metadata) throws
-    /// Replaces a token's metadata (tags); never needs a proof.
-    func setMetadata(_ metadata: Token.Metadata) throws
-    /// Removes a token; removing a missing id does nothing.
+    /// Replaces the stored token with the same id (after a refresh), with new metadata, if its
+    /// record is still at `expectedVersion` (compare-and-swap): a writer that read an older version
+    /// never overwrites a newer token.
+    ///
+    /// - Returns: The record's new version.
+    /// - Throws: ``CredentialError/conflict(_:)`` when the record was written since it was read
+    ///   (read it again and merge), ``CredentialError/notFound(_:)``.
+    func replace(token: Token, metadata: Token.Metadata, expectedVersion: UInt64) throws -> UInt64
+    /// Replaces a token's metadata (tags) if its record is still at `expectedVersion`; never needs
+    /// a proof.
+    ///
+    /// - Returns: The record's new version.
+    /// - Throws: ``CredentialError/conflict(_:)``, ``CredentialError/notFound(_:)``.
+    func setMetadata(_ metadata: Token.Metadata, expectedVersion: UInt64) throws -> UInt64
+    /// Removes a token, if its record is at `expectedVersion` when one is given; removing a missing
+    /// id without an expected version does nothing.
     ///
     /// - Returns: Whether it was the default (the default is then cleared, in the same step).
-    func remove(id: String) throws -> Bool
+    /// - Throws: ``CredentialError/conflict(_:)`` when an expected version is given and the record
+    ///   is at another one, or gone.
+    func remove(id: String, expectedVersion: UInt64?) throws -> Bool
     /// The stored token, asking `authenticationContext` for any proof it needs; `nil` when missing.
     func token(id: String, prompt: String?, authenticationContext: (any AuthenticationContext)?) throws -> Token?
     /// A token's metadata; `nil` when missing.
     func metadata(id: String) throws -> Token.Metadata?
+    /// The stored token, its metadata and its record's version, from one snapshot, asking
+    /// `authenticationContext` for any proof it needs; `nil` when missing.
+    func storedToken(id: String, prompt: String?, authenticationContext: (any AuthenticationContext)?) throws
+        -> StoredToken?
+    /// A token's metadata and its record's version, without a proof; `nil` when missing.
+    func storedMetadata(id: String) throws -> StoredMetadata?
     /// Every visible token's metadata: what `Credential.find(where:)` filters, without proofs.
     func allMetadata() throws -> [Token.Metadata]
     /// Takes the lease that lets one caller at a time refresh token `id`, across every process
@@ -45,6 +64,13 @@ public protocol TokenStorage: Sendable {
 }
 
 extension TokenStorage {
+    /// Removes a token whatever its version; removing a missing id does nothing.
+    ///
+    /// - Returns: Whether it was the default (the default is then cleared, in the same step).
+    public func remove(id: String) throws -> Bool {
+        try remove(id: id, expectedVersion: nil)
+    }
+
     /// A storage only this process sees needs no lease: the in-process single flight suffices.
     public func acquireRefreshLease(id: String, owner: String, duration: TimeInterval) throws -> Bool { true }
 

@@ -5,6 +5,11 @@ import VaultCore
 /// Tokens in an encrypted ``Vault``: each token record keeps its metadata (tags, ID-token claims)
 /// sealed with its policy's domain key, and the token sealed behind the policy (access control
 /// included), so `find(where:)` never needs a proof and only opening a token does.
+///
+/// Every write compares the record's version with the one read (``CredentialError/conflict(_:)``
+/// otherwise). Through a vault unlocked with a key slot scoped to access groups, the tokens of other
+/// groups are skipped by ``allIDs()`` and ``allMetadata()`` and refused (``VaultError/accessDenied(_:)``)
+/// by every other call, and the default token id, which is vault-wide, can be neither read nor set.
 public final class VaultTokenStorage: TokenStorage {
     /// The version of the metadata and token encodings inside a record.
     static let recordVersion = 1
@@ -42,20 +47,23 @@ public final class VaultTokenStorage: TokenStorage {
         }
     }
 
-    public func replace(token: Token, metadata: Token.Metadata) throws {
+    public func replace(token: Token, metadata: Token.Metadata, expectedVersion: UInt64) throws -> UInt64 {
         try translating(id: token.id) {
-            try vault.updateTokenRecord(id: token.id, metadata: Self.encode(metadata), secret: Self.encode(token))
+            try vault.updateTokenRecord(
+                id: token.id, metadata: Self.encode(metadata), secret: Self.encode(token),
+                expectedVersion: expectedVersion)
         }
     }
 
-    public func setMetadata(_ metadata: Token.Metadata) throws {
+    public func setMetadata(_ metadata: Token.Metadata, expectedVersion: UInt64) throws -> UInt64 {
         try translating(id: metadata.id) {
-            try vault.updateTokenRecord(id: metadata.id, metadata: Self.encode(metadata), secret: nil)
+            try vault.updateTokenRecord(
+                id: metadata.id, metadata: Self.encode(metadata), secret: nil, expectedVersion: expectedVersion)
         }
     }
 
-    public func remove(id: String) throws -> Bool {
-        try translating(id: id) { try vault.removeTokenRecord(id: id) }
+    public func remove(id: String, expectedVersion: UInt64?) throws -> Bool {
+        try translating(id: id) { try vault.removeTokenRecord(id: id, expectedVersion: expectedVersion) }
     }
 
     public func token(id: String, prompt: String?, authenticationContext: (any AuthenticationContext)?) throws -> Token?
@@ -72,18 +80,45 @@ public final class VaultTokenStorage: TokenStorage {
         }
     }
 
+    public func storedToken(
+        id: String, prompt: String?, authenticationContext: (any AuthenticationContext)?
+    ) throws -> StoredToken? {
+        try translating(id: id) {
+            try vault.tokenRecord(id: id, authenticationContext: authenticationContext, prompt: prompt).map {
+                StoredToken(
+                    token: try Self.decode(Token.self, from: $0.secret),
+                    metadata: try Self.decode(Token.Metadata.self, from: $0.metadata.metadata),
+                    version: $0.metadata.version)
+            }
+        }
+    }
+
+    public func storedMetadata(id: String) throws -> StoredMetadata? {
+        try translating(id: id) {
+            try vault.tokenRecordMetadata(id: id).map {
+                StoredMetadata(metadata: try Self.decode(Token.Metadata.self, from: $0.metadata), version: $0.version)
+            }
+        }
+    }
+
+    /// Every token's metadata this unlock can see: through an unlock scoped to access groups, the
+    /// other groups' tokens are skipped.
     public func allMetadata() throws -> [Token.Metadata] {
         try translating {
             try vault.allTokenRecordMetadata().map { try Self.decode(Token.Metadata.self, from: $0.metadata) }
         }
     }
 
+    /// Takes the refresh lease of token `id`, after checking the token is in this unlock's scope.
+    ///
+    /// - Throws: ``CredentialError/notFound(_:)`` when the token is not stored,
+    ///   ``CredentialError/storage(_:)`` with ``VaultError/accessDenied(_:)`` outside the scope.
     public func acquireRefreshLease(id: String, owner: String, duration: TimeInterval) throws -> Bool {
-        try translating { try vault.acquireLease("refresh " + id, owner: owner, duration: duration) }
+        try translating(id: id) { try vault.acquireTokenRefreshLease(id: id, owner: owner, duration: duration) }
     }
 
     public func releaseRefreshLease(id: String, owner: String) throws {
-        try translating { try vault.releaseLease("refresh " + id, owner: owner) }
+        try translating { try vault.releaseTokenRefreshLease(id: id, owner: owner) }
     }
 
     // MARK: Encoding
@@ -115,6 +150,8 @@ public final class VaultTokenStorage: TokenStorage {
             throw CredentialError.alreadyExists(id ?? "")
         } catch CredentialError.storage(.notFound) {
             throw CredentialError.notFound(id ?? "")
+        } catch CredentialError.storage(.conflict) {
+            throw CredentialError.conflict(id ?? "")
         }
     }
 }

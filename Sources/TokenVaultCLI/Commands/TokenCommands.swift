@@ -55,7 +55,7 @@ enum TokenCommands {
         _ = try context.openVault()
         let tags = try ParsedArguments.pairs(arguments.all("where"))
         let claims = try ParsedArguments.pairs(arguments.all("claim"))
-        let defaultID = try Credential.tokenStorage.defaultTokenID()
+        let defaultID = try visibleDefaultID()
         let matches = try Credential.tokenStorage.allMetadata().filter { metadata in
             tags.allSatisfy { metadata.tags[$0.key] == $0.value }
                 && claims.allSatisfy { claim in
@@ -82,7 +82,7 @@ enum TokenCommands {
         let credential = try context.credential(reference)
         let token = credential.token
         var fields = describe(
-            credential.metadata, isDefault: try Credential.tokenStorage.defaultTokenID() == credential.id)
+            credential.metadata, isDefault: try visibleDefaultID() == credential.id)
         fields["tokenType"] = token.tokenType
         fields["expiresAt"] = ISO8601DateFormatter().string(from: token.expiresAt)
         fields["issuer"] = token.context.issuer.absoluteString
@@ -206,6 +206,16 @@ enum TokenCommands {
             try context.console.json(["id": credential.id])
         } else {
             context.console.out(credential.id)
+        }
+    }
+
+    /// The default token id, or `nil` when there is none or the unlock is scoped to access groups
+    /// (the default is vault-wide, so a scoped unlock may not read it).
+    private static func visibleDefaultID() throws -> String? {
+        do {
+            return try Credential.tokenStorage.defaultTokenID()
+        } catch CredentialError.storage(.accessDenied) {
+            return nil
         }
     }
 

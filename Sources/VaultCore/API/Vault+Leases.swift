@@ -3,6 +3,9 @@ import Foundation
 /// Cross-process leases: named locks with an owner and an expiry, kept in the vault file so that
 /// every process sharing it sees them. A crashed holder's lease frees as soon as another process on
 /// the same machine sees its holder is gone, and otherwise when it expires.
+///
+/// Leases are vault-wide, so named leases need a full-access unlock; the refresh lease of a token
+/// needs an unlock whose scope includes the token's access group.
 extension Vault {
     private struct Lease: Codable {
         let owner: String
@@ -15,25 +18,41 @@ extension Vault {
     /// exited, or already `owner`'s.
     ///
     /// - Parameters:
-    ///   - name: The lease (for a refresh, the token id).
+    ///   - name: The lease.
     ///   - owner: A unique id of the caller.
     ///   - duration: How long the lease holds unless released.
     ///   - now: The wall-clock time (leases are compared across processes).
     /// - Returns: Whether `owner` holds the lease now.
+    /// - Throws: ``VaultError/accessDenied(_:)`` through a scoped unlock.
     package func acquireLease(_ name: String, owner: String, duration: TimeInterval, now: Date = Date()) throws -> Bool
     {
         try write { transaction in
-            let lookup = transaction.keys.lookup(kind: .lease, accessGroup: nil, name: name)
-            let existing = try row(lookup: lookup, in: transaction.db)
-            if let existing {
-                let lease = try decode(existing, keys: transaction.keys)
-                let free = lease.owner == owner || lease.expires <= now || lease.holder?.isKnownDead == true
-                guard free else { return false }
+            guard transaction.keys.scope == nil else { throw Self.outOfScope }
+            return try takeLease(name, owner: owner, duration: duration, now: now, in: &transaction)
+        }
+    }
+
+    /// Takes the lease that lets one caller at a time refresh the token `id`, as
+    /// ``acquireLease(_:owner:duration:now:)`` does, after checking in the same transaction that
+    /// the token is stored and its group is in this unlock's scope.
+    ///
+    /// - Parameters:
+    ///   - id: The token id.
+    ///   - owner: A unique id of the caller.
+    ///   - duration: How long the lease holds unless released.
+    ///   - now: The wall-clock time.
+    /// - Returns: Whether `owner` holds the lease now.
+    /// - Throws: ``VaultError/notFound(_:)`` when the token is not stored,
+    ///   ``VaultError/accessDenied(_:)`` for a token of a group outside a scoped unlock.
+    package func acquireTokenRefreshLease(
+        id: String, owner: String, duration: TimeInterval, now: Date = Date()
+    ) throws -> Bool {
+        try write { transaction in
+            guard try checkTokenScope(id, in: transaction.db, keys: transaction.keys) else {
+                throw VaultError.notFound("a token with this id")
             }
-            let lease = Lease(owner: owner, expires: now.addingTimeInterval(duration), holder: .current)
-            try transaction.upsertMetadata(
-                Array(try JSONEncoder().encode(lease)), kind: .lease, lookup: lookup, replacing: existing)
-            return true
+            return try takeLease(
+                Self.refreshLeaseName(id), owner: owner, duration: duration, now: now, in: &transaction)
         }
     }
 
@@ -50,6 +69,34 @@ extension Vault {
             else { return }
             try transaction.delete(existing)
         }
+    }
+
+    /// Releases the refresh lease of token `id` if `owner` holds it (also after the token was
+    /// removed; only its holder can release it, so it needs no scope check).
+    ///
+    /// - Parameters:
+    ///   - id: The token id.
+    ///   - owner: The holder.
+    package func releaseTokenRefreshLease(id: String, owner: String) throws {
+        try releaseLease(Self.refreshLeaseName(id), owner: owner)
+    }
+
+    private static func refreshLeaseName(_ id: String) -> String { "refresh " + id }
+
+    private func takeLease(
+        _ name: String, owner: String, duration: TimeInterval, now: Date, in transaction: inout RecordTransaction
+    ) throws -> Bool {
+        let lookup = transaction.keys.lookup(kind: .lease, accessGroup: nil, name: name)
+        let existing = try row(lookup: lookup, in: transaction.db)
+        if let existing {
+            let lease = try decode(existing, keys: transaction.keys)
+            let free = lease.owner == owner || lease.expires <= now || lease.holder?.isKnownDead == true
+            guard free else { return false }
+        }
+        let lease = Lease(owner: owner, expires: now.addingTimeInterval(duration), holder: .current)
+        try transaction.upsertMetadata(
+            Array(try JSONEncoder().encode(lease)), kind: .lease, lookup: lookup, replacing: existing)
+        return true
     }
 
     private func decode(_ row: RecordRow, keys: KeyRing) throws -> Lease {

@@ -9,14 +9,22 @@ package struct TokenRecordMetadata: Sendable {
     package let metadata: [UInt8]
     /// The record's policy, as stored.
     package let policy: VaultPolicy
+    /// The record's version: what a compare-and-swap write of this record expects.
+    package let version: UInt64
 }
 
 /// Token records for the credential layer: metadata readable with the domain key alone, the token
 /// behind the record's policy (access control included), and the default token id — each change in
 /// one transaction. Package-internal: apps use `Credential` and `VaultTokenStorage`.
+///
+/// Every write of a record compares its version with the one the writer read (compare-and-swap),
+/// so a writer that read an older version gets ``VaultError/conflict(_:)`` instead of overwriting a
+/// newer token. Every access opens the record and checks that its access group is in this unlock's
+/// scope (``VaultError/accessDenied(_:)`` otherwise). The default token id is vault-wide: a scoped
+/// unlock neither reads nor sets it, since it would name, or let it replace, another group's token.
 extension Vault {
     /// Stores a new token record; in the same transaction it becomes the default when
-    /// `defaultIfNone` and there is none.
+    /// `defaultIfNone` and there is none. Through a scoped unlock it never becomes the default.
     ///
     /// - Returns: Whether it became the default.
     /// - Throws: ``VaultError/alreadyExists(_:)`` when the id is stored, and what
@@ -34,33 +42,45 @@ extension Vault {
             try storeItem(
                 ItemContent(name: id, metadata: metadata, value: secret), kind: .token, lookup: lookup, policy: policy,
                 device: device, replacing: nil, in: &transaction)
-            guard defaultIfNone, try defaultTokenID(in: transaction) == nil else { return false }
+            guard defaultIfNone, transaction.keys.scope == nil, try defaultTokenID(in: transaction) == nil else {
+                return false
+            }
             try setDefaultTokenID(id, in: &transaction)
             return true
         }
     }
 
     /// Rewrites a token record's metadata, and its token when `secret` is given (a refresh), in one
-    /// transaction. Without a secret the sealed token (and its access control) is kept as it is, so
-    /// changing tags needs no proof.
+    /// transaction, if the record is still at `expectedVersion`. Without a secret the sealed token
+    /// (and its access control) is kept as it is, so changing tags needs no proof.
     ///
-    /// - Throws: ``VaultError/notFound(_:)`` when the id is not stored.
-    package func updateTokenRecord(id: String, metadata: [UInt8], secret: [UInt8]?) throws {
+    /// - Returns: The record's new version.
+    /// - Throws: ``VaultError/notFound(_:)`` when the id is not stored, ``VaultError/conflict(_:)``
+    ///   when the record is at another version (read it again and merge),
+    ///   ``VaultError/accessDenied(_:)`` for a token of a group outside a scoped unlock.
+    @discardableResult
+    package func updateTokenRecord(
+        id: String, metadata: [UInt8], secret: [UInt8]?, expectedVersion: UInt64
+    ) throws -> UInt64 {
         try write { transaction in
             let lookup = tokenLookup(id, transaction.keys)
             guard let existing = try row(lookup: lookup, in: transaction.db) else {
                 throw VaultError.notFound("a token with this id")
             }
             let groups = try candidateGroups(in: transaction.db, keys: transaction.keys)
-            let policy = try openItem(existing, groups: groups, keys: transaction.keys).domain.policy
+            let policy = try openToken(existing, groups: groups, keys: transaction.keys).domain.policy
+            try Self.check(existing, expectedVersion: expectedVersion)
             let device = policy.accessibility.isDeviceBound ? try deviceSecret(creating: false) : nil
             try storeItem(
                 ItemContent(name: id, metadata: metadata, value: secret), kind: .token, lookup: lookup, policy: policy,
                 device: device, replacing: existing, existingGroups: groups, in: &transaction)
+            return existing.version + 1
         }
     }
 
     /// One token record's metadata, or `nil` when the id is not stored.
+    ///
+    /// - Throws: ``VaultError/accessDenied(_:)`` for a token of a group outside a scoped unlock.
     package func tokenRecordMetadata(id: String) throws -> TokenRecordMetadata? {
         try read { db, keys in
             guard let row = try row(lookup: tokenLookup(id, keys), in: db) else { return nil }
@@ -93,37 +113,75 @@ extension Vault {
     package func tokenRecordSecret(
         id: String, authenticationContext: (any AuthenticationContext)?, prompt: String?
     ) throws -> [UInt8]? {
-        try readItemValue(authenticationContext: authenticationContext, prompt: prompt) { db, keys in
-            guard let row = try row(lookup: tokenLookup(id, keys), in: db) else { return nil }
-            return (row, try openToken(row, groups: candidateGroups(in: db, keys: keys), keys: keys).envelope)
-        }
+        try tokenRecord(id: id, authenticationContext: authenticationContext, prompt: prompt)?.secret
     }
 
-    /// Removes a token record, and clears the default in the same transaction if it was the default.
+    /// A token record's metadata (with its version) and token bytes, from one snapshot, asking
+    /// `context` for the proofs its access control needs: what a compare-and-swap write starts from.
     ///
-    /// - Returns: Whether it was the default. Removing a missing id does nothing.
+    /// - Returns: `nil` when the id is not stored.
+    /// - Throws: ``VaultError/accessDenied(_:)`` for a token of a group outside a scoped unlock,
+    ///   ``VaultError/interactionRequired`` without a needed proof.
+    package func tokenRecord(
+        id: String, authenticationContext: (any AuthenticationContext)?, prompt: String?
+    ) throws -> (metadata: TokenRecordMetadata, secret: [UInt8])? {
+        var found: TokenRecordMetadata?
+        let secret = try readItemValue(authenticationContext: authenticationContext, prompt: prompt) { db, keys in
+            guard let row = try row(lookup: tokenLookup(id, keys), in: db) else { return nil }
+            let (envelope, domain) = try openToken(row, groups: candidateGroups(in: db, keys: keys), keys: keys)
+            found = TokenRecordMetadata(
+                id: envelope.name, metadata: envelope.metadata, policy: domain.policy, version: row.version)
+            return (row, envelope)
+        }
+        guard let secret, let found else { return nil }
+        return (found, secret)
+    }
+
+    /// Removes a token record, if it is at `expectedVersion` when one is given, and clears the
+    /// default in the same transaction if it was the default.
+    ///
+    /// A scoped unlock does not touch the default (it is vault-wide): if it removes the default
+    /// token, the default names a missing token, which reads as no default.
+    /// - Returns: Whether it was the default (always `false` through a scoped unlock). Removing a
+    ///   missing id does nothing.
+    /// - Throws: ``VaultError/conflict(_:)`` when the record is at another version than expected,
+    ///   ``VaultError/accessDenied(_:)`` for a token of a group outside a scoped unlock.
     @discardableResult
-    package func removeTokenRecord(id: String) throws -> Bool {
+    package func removeTokenRecord(id: String, expectedVersion: UInt64? = nil) throws -> Bool {
         try write { transaction in
             if let existing = try row(lookup: tokenLookup(id, transaction.keys), in: transaction.db) {
+                let groups = try candidateGroups(in: transaction.db, keys: transaction.keys)
+                _ = try openToken(existing, groups: groups, keys: transaction.keys)
+                if let expectedVersion { try Self.check(existing, expectedVersion: expectedVersion) }
                 try transaction.delete(existing)
+            } else if expectedVersion != nil {
+                throw VaultError.conflict("the token record was removed")
             }
-            guard try defaultTokenID(in: transaction) == id else { return false }
+            guard transaction.keys.scope == nil, try namedDefault(in: transaction.db, keys: transaction.keys) == id
+            else { return false }
             try setDefaultTokenID(nil, in: &transaction)
             return true
         }
     }
 
-    /// The default token's id, or `nil`.
+    /// The default token's id, or `nil` (also when it names a token that is no longer stored).
+    ///
+    /// - Throws: ``VaultError/accessDenied(_:)`` through a scoped unlock: the default is vault-wide
+    ///   and may name another group's token.
     package func defaultTokenRecordID() throws -> String? {
-        try read { db, keys in try defaultTokenID(in: db, keys: keys) }
+        try read { db, keys in
+            guard keys.scope == nil else { throw Self.outOfScope }
+            return try defaultTokenID(in: db, keys: keys)
+        }
     }
 
     /// Sets (or clears, with `nil`) the default token id.
     ///
-    /// - Throws: ``VaultError/notFound(_:)`` for an id that is not stored.
+    /// - Throws: ``VaultError/notFound(_:)`` for an id that is not stored,
+    ///   ``VaultError/accessDenied(_:)`` through a scoped unlock.
     package func setDefaultTokenRecordID(_ id: String?) throws {
         try write { transaction in
+            guard transaction.keys.scope == nil else { throw Self.outOfScope }
             if let id, try row(lookup: tokenLookup(id, transaction.keys), in: transaction.db) == nil {
                 throw VaultError.notFound("a token with this id")
             }
@@ -133,8 +191,24 @@ extension Vault {
 
     // MARK: Internals
 
+    /// Opens the token row filed under `id` and checks its group is in this unlock's scope.
+    ///
+    /// - Returns: Whether such a row exists.
+    /// - Throws: ``VaultError/accessDenied(_:)`` for a token of a group outside a scoped unlock.
+    func checkTokenScope(_ id: String, in db: SQLiteConnection, keys: KeyRing) throws -> Bool {
+        guard let stored = try row(lookup: tokenLookup(id, keys), in: db) else { return false }
+        _ = try openToken(stored, groups: candidateGroups(in: db, keys: keys), keys: keys)
+        return true
+    }
+
     private func tokenLookup(_ id: String, _ keys: KeyRing) -> [UInt8] {
         keys.lookup(kind: .token, accessGroup: nil, name: id)
+    }
+
+    private static func check(_ row: RecordRow, expectedVersion: UInt64) throws {
+        guard row.version == expectedVersion else {
+            throw VaultError.conflict("the token record was written since it was read")
+        }
     }
 
     private func openToken(_ row: RecordRow, groups: [String?], keys: KeyRing) throws -> (
@@ -142,6 +216,7 @@ extension Vault {
     ) {
         guard row.kind == .token else { throw VaultError.integrity("a look-up tag points at another kind of record") }
         let opened = try openItem(row, groups: groups, keys: keys)
+        guard keys.isInScope(opened.domain.accessGroup) else { throw Self.outOfScope }
         guard row.lookup == tokenLookup(opened.envelope.name, keys) else {
             throw VaultError.integrity("a record does not hold the token it is filed under")
         }
@@ -150,7 +225,8 @@ extension Vault {
 
     private func metadata(of row: RecordRow, groups: [String?], keys: KeyRing) throws -> TokenRecordMetadata {
         let (envelope, domain) = try openToken(row, groups: groups, keys: keys)
-        return TokenRecordMetadata(id: envelope.name, metadata: envelope.metadata, policy: domain.policy)
+        return TokenRecordMetadata(
+            id: envelope.name, metadata: envelope.metadata, policy: domain.policy, version: row.version)
     }
 
     private static let defaultTokenName = "default token"
@@ -159,10 +235,18 @@ extension Vault {
         try defaultTokenID(in: transaction.db, keys: transaction.keys)
     }
 
+    /// The default token's id if that token is still stored: a scoped unlock may have removed it
+    /// without seeing the default.
     private func defaultTokenID(in db: SQLiteConnection, keys: KeyRing) throws -> String? {
+        guard let id = try namedDefault(in: db, keys: keys) else { return nil }
+        return try row(lookup: tokenLookup(id, keys), in: db) == nil ? nil : id
+    }
+
+    /// The id the default row names, stored or not.
+    private func namedDefault(in db: SQLiteConnection, keys: KeyRing) throws -> String? {
         let lookup = keys.lookup(kind: .defaultToken, accessGroup: nil, name: Self.defaultTokenName)
-        guard let row = try row(lookup: lookup, in: db) else { return nil }
-        let bytes = try row.open(key: keys.metadataKey, vaultID: vaultID)
+        guard let stored = try row(lookup: lookup, in: db) else { return nil }
+        let bytes = try stored.open(key: keys.metadataKey, vaultID: vaultID)
         return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
     }
 

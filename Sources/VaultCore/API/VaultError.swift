@@ -43,6 +43,9 @@ public enum VaultError: Error, Equatable, Sendable, LocalizedError {
     /// string is the file's path; the message says how to fix it (`chmod 600 <path>`). Set
     /// ``Vault/Configuration/allowsInsecurePermissions`` to accept such files anyway.
     case insecurePermissions(String)
+    /// A record changed after it was read: another task or process wrote it first, so this write
+    /// was not made (it would have overwritten the newer value). Read the record again and retry.
+    case conflict(String)
     /// The file system or SQLite failed (disk full, I/O error, another process holding the lock
     /// past the busy timeout). The write did not happen; the previous state is intact.
     case storage(String)
@@ -68,6 +71,7 @@ public enum VaultError: Error, Equatable, Sendable, LocalizedError {
         case .insecurePermissions(let path):
             "\(path) is accessible by other users; restrict it with 'chmod 600 \(path)' "
                 + "(or allow insecure permissions explicitly)."
+        case .conflict(let what): "Changed by another writer: \(what); read it again and retry."
         case .storage(let detail): "Storage failure: \(detail)."
         }
     }
