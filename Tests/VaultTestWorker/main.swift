@@ -4,6 +4,9 @@
 //   VaultTestWorker fill <vault> <key file> <name prefix> <count>
 //   VaultTestWorker store-credential <vault> <key file> <ID-token subject> <count>   (prints each id)
 //   VaultTestWorker refresh <vault> <key file> <credential id> <grace seconds>   (prints the access token)
+//   VaultTestWorker force-refresh <vault> <key file> <credential id> <lease seconds>
+//       refreshes now with a refresh lease of that many seconds (0: it has expired before the
+//       server answers), then prints the access token
 //   VaultTestWorker mixed <vault> <key file> <tag> <count>
 //       random mixed operations, each line-logged as it begins and is acknowledged (MixedWorkload);
 //       the seed is $WORKER_SEED, or random, and is printed first
@@ -148,6 +151,12 @@ func run(_ command: String, vault url: URL, keyFile: URL, name: String, count: I
         try Credential.use(vault)
         guard let credential = try Credential.with(id: name) else { throw WorkerFailure("no credential \(name)") }
         try await credential.refreshIfNeeded(graceInterval: TimeInterval(count))
+        print(credential.token.accessToken)
+    case "force-refresh":
+        Credential.refreshLeaseDuration = TimeInterval(count)
+        try Credential.use(vault)
+        guard let credential = try Credential.with(id: name) else { throw WorkerFailure("no credential \(name)") }
+        try await credential.refresh()
         print(credential.token.accessToken)
     default:
         throw WorkerFailure("unknown command \(command)")
