@@ -111,6 +111,7 @@ extension CredentialTests {
             ("AuthenticationProof.keyFile", AuthenticationProof.keyFile(keyFile)),
             ("Vault", vault), ("SecretStore", store), ("Credential.tokenStorage", Credential.tokenStorage),
             ("VaultTokenStorage", try VaultTokenStorage(vault: vault)),
+            ("StoredToken", StoredToken(token: token, metadata: credential.metadata, version: 1)),
         ]
         for (what, value) in values { S.expectNone(in: value, what) }
         // The check itself can fail: the same renderings of the raw strings do show them.
@@ -215,7 +216,7 @@ extension CredentialTests {
             .unavailableOnThisDevice, .interactionRequired, .accessControlInvalidated, .accessDenied("scope"),
             .unsupportedPolicy("policy"), .notFound("/tmp/v.db"), .alreadyExists("/tmp/v.db"),
             .unsupportedFormat("format"), .invalidKeyFile("/tmp/k.key"), .invalidArgument("argument"),
-            .typeMismatch("type"), .storage("disk"),
+            .typeMismatch("type"), .conflict("the token record was written since it was read"), .storage("disk"),
         ]
         let oauthErrors: [OAuth2Error] = [
             .server(error: "invalid_grant", description: "expired", statusCode: 400), .missingToken(.refreshToken),
@@ -229,7 +230,8 @@ extension CredentialTests {
             errors.append(("CryptoError", error))
         }
         for error in vaultErrors.map(CredentialError.storage) + oauthErrors.map(CredentialError.oauth2) + [
-            .alreadyExists("id"), .notFound("id"), .removed("id"), .invalidSecurityOptions("two classes"),
+            .alreadyExists("id"), .notFound("id"), .removed("id"), .conflict("id"),
+            .invalidSecurityOptions("two classes"),
             .corruptRecord("a token record does not decode"), .minTTLTooLarge(60),
         ] {
             errors.append(("CredentialError", error))
