@@ -261,7 +261,12 @@ extension Token {
     /// what this token changed from `base` wins, everything else comes from `current`, so no value
     /// the other writer replaced comes back stale. The access token, its type and its lifetime move
     /// together; the id and context are `current`'s.
-    func rebased(from base: Token, onto current: Token) -> Token {
+    ///
+    /// - Parameters:
+    ///   - base: The token this one was made from (what a refresh started from).
+    ///   - current: The token stored now.
+    /// - Returns: The merged token.
+    package func rebased(from base: Token, onto current: Token) -> Token {
         func pick<Value: Equatable>(_ mine: Value, _ old: Value, _ theirs: Value) -> Value {
             mine == old ? theirs : mine
         }
