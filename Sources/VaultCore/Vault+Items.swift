@@ -80,10 +80,7 @@ extension Vault {
             return (envelope, domain)
         }
         if accessibility.isDeviceBound { throw VaultError.unavailableOnThisDevice }
-        // A scoped unlock cannot tell another group's row from a damaged one (it holds neither
-        // the other groups' names nor their keys), so it reports the row as out of its scope;
-        // `verify()` through a full unlock is what finds damage there.
-        if keys.scope != nil { throw Self.outOfScope }
+        if keys.scope != nil && reachable.count < groups.count { throw Self.outOfScope }
         throw VaultError.integrity("a record's domain does not match its policy")
     }
 

@@ -20,6 +20,13 @@ import TokenVault
         #expect(throws: denied) { try scoped.metadata(id: other.id) }
         #expect(throws: denied) { try scoped.acquireRefreshLease(id: other.id, owner: "scoped", duration: 3600) }
         #expect(throws: denied) { try scoped.acquireRefreshLease(id: team.ungrouped.id, owner: "scoped", duration: 60) }
+        let stranger = TestTokens.token()
+        for security in [[Credential.Security.accessGroup("teamB")], []] {
+            #expect(throws: denied) {
+                try scoped.add(
+                    token: stranger, metadata: Token.Metadata(token: stranger, tags: [:]), security: security)
+            }
+        }
         // Nothing of the other groups changed, and their leases are free.
         #expect(try team.full.storedToken(id: other.id, prompt: nil, authenticationContext: nil) == before)
         #expect(try team.full.acquireRefreshLease(id: other.id, owner: "full", duration: 60))

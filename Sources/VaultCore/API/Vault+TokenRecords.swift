@@ -215,12 +215,28 @@ extension Vault {
         envelope: ItemEnvelope, domain: Domain
     ) {
         guard row.kind == .token else { throw VaultError.integrity("a look-up tag points at another kind of record") }
-        let opened = try openItem(row, groups: groups, keys: keys)
+        let opened: (envelope: ItemEnvelope, domain: Domain)
+        do {
+            opened = try openItem(row, groups: groups, keys: keys)
+        } catch let error as VaultError {
+            // Token ids are filed vault-wide, so a scoped unlock meets other groups' tokens. It
+            // holds neither their names nor their keys: a row whose domain is none of its groups
+            // is, as far as it can tell, out of its scope (`verify()` through a full unlock is what
+            // tells such a row from a damaged one).
+            if case .integrity = error, keys.scope != nil, try !isInScope(row, keys: keys) { throw Self.outOfScope }
+            throw error
+        }
         guard keys.isInScope(opened.domain.accessGroup) else { throw Self.outOfScope }
         guard row.lookup == tokenLookup(opened.envelope.name, keys) else {
             throw VaultError.integrity("a record does not hold the token it is filed under")
         }
         return opened
+    }
+
+    /// Whether the row's domain is one of the groups of this unlock's scope.
+    private func isInScope(_ row: RecordRow, keys: KeyRing) throws -> Bool {
+        let groups = keys.scope.map(Array.init) ?? []
+        return try row.domain(among: groups, keys: keys, device: deviceSecret(creating: false)) != nil
     }
 
     private func metadata(of row: RecordRow, groups: [String?], keys: KeyRing) throws -> TokenRecordMetadata {
