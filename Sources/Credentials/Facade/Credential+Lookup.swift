@@ -42,9 +42,10 @@ extension Credential {
         return credential
     }
 
-    /// The default credential. Reading gives `nil` when there is none or it cannot be read without
-    /// a proof; setting `nil` clears the default but keeps the token. Use ``setDefault(_:)`` to see
-    /// errors.
+    /// The default credential. Reading gives `nil` when there is none, it cannot be read without
+    /// a proof, or the vault was unlocked through a key slot scoped to access groups (the default is
+    /// vault-wide, so such an unlock neither reads nor sets it); setting `nil` clears the default but
+    /// keeps the token. Use ``setDefault(_:)`` to see errors.
     public static var `default`: Credential? {
         get { try? defaultCredential() }
         set { try? setDefault(newValue) }

@@ -8,11 +8,15 @@ import VaultCore
 /// ``InMemoryTokenStorage`` (for tests); both pass the same conformance suite.
 public protocol TokenStorage: Sendable {
     /// The default token's id, or `nil`.
+    ///
+    /// - Throws: ``CredentialError/storage(_:)``; ``VaultTokenStorage`` through a key slot scoped to
+    ///   access groups gives ``VaultError/accessDenied(_:)`` (the default is vault-wide).
     func defaultTokenID() throws -> String?
     /// Sets or clears the default token.
     ///
     /// - Parameter id: A stored id, or `nil`.
-    /// - Throws: ``CredentialError/notFound(_:)`` for an id that is not stored.
+    /// - Throws: ``CredentialError/notFound(_:)`` for an id that is not stored,
+    ///   ``CredentialError/storage(_:)`` (``VaultError/accessDenied(_:)`` through a scoped unlock).
     func setDefaultTokenID(_ id: String?) throws
     /// Every stored token id this storage can see.
     func allIDs() throws -> [String]
