@@ -182,7 +182,9 @@ extension Credential {
     /// its lease may find that another process refreshed, or that tags changed, meanwhile. Then it
     /// reads the record again and merges instead of overwriting: the values this refresh changed
     /// win (they are the newest), every other value, the tags, and the claims of an ID token this
-    /// refresh did not replace come from the stored record.
+    /// refresh did not replace come from the stored record. The version, not the lease, is what the
+    /// write checks: whoever took the lease over has either written (the version moved) or not yet
+    /// (its own write will conflict and merge in turn), so a lease check would refuse nothing more.
     private func persistRefresh(_ fresh: Token, refreshedFrom base: StoredToken) throws -> StoredToken {
         var expected = base.version
         var token = fresh
