@@ -188,7 +188,8 @@ extension Credential {
     private func persistRefresh(_ fresh: Token, refreshedFrom base: StoredToken) throws -> StoredToken {
         var expected = base.version
         var token = fresh
-        var metadata = Token.Metadata(id: id, tags: base.metadata.tags, claims: fresh.idToken?.claims ?? [:])
+        var metadata = Token.Metadata(
+            id: id, tags: base.metadata.tags, claims: fresh.idToken?.claims ?? base.metadata.claims)
         for _ in 0..<Self.maximumWriteAttempts {
             do {
                 let version = try storage.replace(token: token, metadata: metadata, expectedVersion: expected)
