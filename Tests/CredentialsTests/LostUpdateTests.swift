@@ -75,6 +75,36 @@ extension CredentialTests {
             }
         }
 
+        /// Another process retags the token while this one's revoke waits for the server: the
+        /// revoke's write conflicts, so it reads the token again and retries, keeping the new tags
+        /// and sending no second request for the value it already revoked.
+        @Test func aRevokeThatLosesTheRaceRetriesWithoutUndoingTheOtherWrite() async throws {
+            let server = try AuthorizationServer()
+            let signedIn = try await server.passwordToken()
+            let credential = try Credential.store(
+                Token(
+                    id: signedIn.id, tokenType: signedIn.tokenType, accessToken: signedIn.accessToken,
+                    refreshToken: signedIn.refreshToken, idToken: signedIn.idToken,
+                    deviceSecret: "device-secret-\(UUID().uuidString)", scope: signedIn.scope,
+                    issuedAt: signedIn.issuedAt, expiresIn: signedIn.expiresIn, context: signedIn.context),
+                tags: ["owner": "parent"])
+            try await server.armFault("hold", path: "/revoke_token/", seconds: 60)
+            let revoking = Task { try await credential.revoke(type: .deviceSecret) }
+            #expect(try await server.awaitHeld() == 1, "the revocation never reached the server")
+
+            let (status, output) = try WorkerProcess.run(["tag", vaultURL.path, keyFile.path, credential.id, "0"])
+            #expect(status == 0, "\(output)")
+            try await server.releaseHeld()
+            try await revoking.value
+
+            let after = try stored(credential.id)
+            #expect(after.metadata.tags == ["owner": "parent", "note": "set by the worker"])
+            #expect(after.token.deviceSecret == nil)
+            #expect(after.token.refreshToken == signedIn.refreshToken)
+            #expect(credential.tags == after.metadata.tags)
+            #expect(try await server.requests(to: "/revoke_token/") == 1)
+        }
+
         /// Revoking everything revokes what is stored now, not this process's old copy, so no live
         /// grant is left behind when the record goes.
         @Test func revokingEverythingRevokesTheTokenAnotherProcessStored() async throws {

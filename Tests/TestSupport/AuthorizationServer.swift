@@ -174,6 +174,15 @@ public final class AuthorizationServer: Sendable {
         try await tokenRequests()[grant] ?? 0
     }
 
+    /// Requests of any method to `path` (such as `/revoke_token/`).
+    ///
+    /// - Parameter path: The endpoint path.
+    /// - Returns: The count.
+    public func requests(to path: String) async throws -> Int {
+        let json = try await request("GET", "/test/stats")
+        return (json["endpoint_requests"] as? [String: Int])?[path] ?? 0
+    }
+
     /// Zeroes the counters.
     public func resetStats() async throws {
         _ = try await request("POST", "/test/reset")

@@ -7,6 +7,8 @@
 //   VaultTestWorker force-refresh <vault> <key file> <credential id> <lease seconds>
 //       refreshes now with a refresh lease of that many seconds (0: it has expired before the
 //       server answers), then prints the access token
+//   VaultTestWorker tag <vault> <key file> <credential id> 0
+//       replaces the credential's tags with ["note": "set by the worker"] and the ones it had
 //   VaultTestWorker mixed <vault> <key file> <tag> <count>
 //       random mixed operations, each line-logged as it begins and is acknowledged (MixedWorkload);
 //       the seed is $WORKER_SEED, or random, and is printed first
@@ -152,6 +154,10 @@ func run(_ command: String, vault url: URL, keyFile: URL, name: String, count: I
         guard let credential = try Credential.with(id: name) else { throw WorkerFailure("no credential \(name)") }
         try await credential.refreshIfNeeded(graceInterval: TimeInterval(count))
         print(credential.token.accessToken)
+    case "tag":
+        try Credential.use(vault)
+        guard let credential = try Credential.with(id: name) else { throw WorkerFailure("no credential \(name)") }
+        try credential.setTags(credential.tags.merging(["note": "set by the worker"]) { $1 })
     case "force-refresh":
         Credential.refreshLeaseDuration = TimeInterval(count)
         try Credential.use(vault)
