@@ -108,12 +108,10 @@ public final class Vault: Sendable {
         try translatingErrors {
             let path = url.standardizedFileURL.path
             guard FileManager.default.fileExists(atPath: path) else { throw VaultError.notFound(path) }
-            if !configuration.allowsInsecurePermissions, SecureFile.grantsGroupOrOtherAccess(path) {
-                throw VaultError.insecurePermissions(path)
-            }
+            let vaultFile = try pinVaultFile(at: path, configuration: configuration)
             let material = try UnlockMaterial(
                 unlock, allowsInsecurePermissions: configuration.allowsInsecurePermissions)
-            let database = try SQLiteDatabase(path: path, mode: .readWrite, busyTimeout: configuration.busyTimeout)
+            let database = try openDatabase(vaultFile, configuration: configuration)
             let (vaultID, slots) = try database.read { db in
                 (try VaultSchema.readHeader(db), try KeySlot.all(in: db))
             }

@@ -109,6 +109,13 @@ package final class SQLiteConnection {
         try execute("PRAGMA journal_mode = WAL")
     }
 
+    /// Which file SQLite opened as the main database; `nil` for an in-memory database or when
+    /// it cannot be known (a VFS other than the unix one).
+    package var fileIdentity: FileIdentity? {
+        let descriptor = tokenvault_sqlite_main_descriptor(handle)
+        return descriptor >= 0 ? PinnedFile.identity(of: descriptor) : nil
+    }
+
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     package var changes: Int { Int(sqlite3_changes(handle)) }
 

@@ -40,14 +40,8 @@ package enum SecureFile {
         return true
     }
 
-    /// Whether the file at `path` grants its group or others any permission (`mode & 0o077`),
-    /// following symbolic links as `open` does; `false` when nothing exists there. ssh refuses such
+    /// Whether a mode grants its group or others any permission (`mode & 0o077`). ssh refuses such
     /// a private key, and the vault does the same for its files.
-    package static func grantsGroupOrOtherAccess(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && grantsGroupOrOtherAccess(info.st_mode)
-    }
-
     private static func grantsGroupOrOtherAccess(_ mode: mode_t) -> Bool {
         mode & 0o077 != 0
     }

@@ -3,6 +3,12 @@ import TestSupport
 import Testing
 import TokenVault
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Files other users could read or write are refused, as ssh refuses a loose private key, and
 /// never silently chmod-ed; `allowsInsecurePermissions` is the explicit way round.
 @Suite struct VaultPermissionTests {
@@ -103,5 +109,18 @@ import TokenVault
         allowing.allowsInsecurePermissions = true
         let tolerant = try Vault.open(at: url, unlock: .keyFile(keyFile), configuration: allowing)
         #expect(try tolerant.get(bound) == "here only")
+    }
+
+    /// A FIFO (or anything but a regular file) at the vault's path is refused at once; SQLite would
+    /// wait on it for ever.
+    @Test(.timeLimit(.minutes(1)))
+    func aVaultPathThatIsNotARegularFileIsRefusedWithoutBlocking() throws {
+        let keyFile = directory.file("vault.key")
+        try KeyFile.generate(at: keyFile)
+        let fifo = directory.file("fifo.db")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        #expect(throws: VaultError.unsupportedFormat("\(fifo.path) is not a regular file")) {
+            try Vault.open(at: fifo, unlock: .keyFile(keyFile))
+        }
     }
 }
