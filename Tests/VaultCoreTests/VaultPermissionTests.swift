@@ -111,6 +111,19 @@ import TokenVault
         #expect(try tolerant.get(bound) == "here only")
     }
 
+    /// Passphrase files are secrets too: one others can access is refused before it is read.
+    @Test(arguments: looseModes)
+    func aPassphraseFileOthersCanAccessIsRefused(mode: Int) throws {
+        let file = directory.file("passphrase-\(mode)")
+        try writePrivateFile("from a file\n", to: file)
+        #expect(try Passphrase(contentsOf: file).secureBytes == Passphrase("from a file").secureBytes)
+        try setFileMode(mode, file)
+        #expect(throws: VaultError.insecurePermissions(file.path)) { try Passphrase(contentsOf: file) }
+        let allowed = try Passphrase(contentsOf: file, allowsInsecurePermissions: true)
+        #expect(allowed.secureBytes == Passphrase("from a file").secureBytes)
+        #expect(try fileMode(file) == mode)
+    }
+
     /// A FIFO (or anything but a regular file) at the vault's path is refused at once; SQLite would
     /// wait on it for ever.
     @Test(.timeLimit(.minutes(1)))

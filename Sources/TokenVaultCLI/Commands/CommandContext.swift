@@ -36,7 +36,7 @@ struct CommandContext: Sendable {
             return try Passphrase(readingLineFrom: descriptor)
         }
         if let file = arguments.value("passphrase-file") {
-            return try Passphrase(contentsOf: URL(fileURLWithPath: file))
+            return try passphrase(fromFile: file)
         }
         if let text = environment["TOKENVAULT_PASSPHRASE"], !text.isEmpty {
             return Passphrase(text)
@@ -44,12 +44,20 @@ struct CommandContext: Sendable {
         return nil
     }
 
+    /// A passphrase file, refused (exit 8) when others may access it unless
+    /// `--allow-insecure-permissions` is given, as key files are.
+    func passphrase(fromFile path: String) throws -> Passphrase {
+        try Passphrase(
+            contentsOf: URL(fileURLWithPath: path),
+            allowsInsecurePermissions: arguments.has("allow-insecure-permissions"))
+    }
+
     /// Unlock material for a new vault or slot: the given passphrase, or one asked twice.
     func newUnlock(passphraseFile: String?, keyFile: URL?, passphrase wanted: Bool) throws -> VaultUnlock {
         var passphrase: Passphrase?
         if wanted {
             if let passphraseFile {
-                passphrase = try Passphrase(contentsOf: URL(fileURLWithPath: passphraseFile))
+                passphrase = try self.passphrase(fromFile: passphraseFile)
             } else if let given = try givenPassphrase() {
                 passphrase = given
             } else {

@@ -63,9 +63,7 @@ enum VaultCommands {
     static func removeKeySlot(_ arguments: ParsedArguments, _ context: CommandContext) async throws {
         let (vault, _) = try context.openVault()
         let slotKeyFile = arguments.value("slot-key-file").map(URL.init(fileURLWithPath:))
-        let slotPassphrase = try arguments.value("slot-passphrase-file").map {
-            try Passphrase(contentsOf: URL(fileURLWithPath: $0))
-        }
+        let slotPassphrase = try arguments.value("slot-passphrase-file").map(context.passphrase(fromFile:))
         let unlock: VaultUnlock
         switch (slotPassphrase, slotKeyFile) {
         case (let passphrase?, let keyFile?): unlock = .composite(passphrase: passphrase, keyFile: keyFile)
