@@ -7,11 +7,10 @@ import TokenVault
 /// lets the idle timeout pass), and reads the same bytes again. A process of its own, because the
 /// tests here share the secure-memory pool and would reuse the freed blocks.
 @Suite struct KeyWipeTests {
-    let directory = TemporaryDirectory()
-
     /// Runs `wipe-check` and returns each key's label with whether its bytes were non-zero before
     /// and after.
     func wipeCheck(_ mode: String) throws -> [String: (before: Bool, after: Bool)] {
+        let directory = TemporaryDirectory()  // one per run: a test may run the worker twice
         let (vault, url, keyFile) = try TestVaults.keyFileVault(in: directory)
         _ = consume vault
         let (status, output) = try WorkerProcess.run(["wipe-check", url.path, keyFile.path, mode, "0"])
@@ -30,6 +29,7 @@ import TokenVault
         let keys = try wipeCheck("lock")
         for label in [
             "master", "lookup", "integrity", "metadata", "class root whenUnlocked", "domain key whenUnlocked",
+            "device secret",
         ] {
             #expect(keys[label] != nil, "no \(label) key reported")
         }
@@ -38,6 +38,15 @@ import TokenVault
             #expect(state.before, "\(label) was all zeros while unlocked")
             #expect(!state.after, "\(label) still holds non-zero bytes after lock()")
         }
+    }
+
+    /// `lock()` wipes the device secret too; an ended session keeps it for the
+    /// `afterFirstUnlockThisDeviceOnly` items that stay readable.
+    @Test func lockZeroesTheDeviceSecret() throws {
+        let locked = try wipeCheck("lock")["device secret"]
+        #expect(locked?.before == true, "the device secret was not loaded")
+        #expect(locked?.after == false, "the device secret survived lock()")
+        #expect(try wipeCheck("idle")["device secret"]?.after == true)
     }
 
     @Test func idleTimeoutZeroesTheSessionKeysAndKeepsTheRest() throws {
@@ -50,7 +59,7 @@ import TokenVault
         }
         // What an ended session keeps (so afterFirstUnlock items stay readable) is still there:
         // the check tells wiped from kept.
-        for label in ["lookup", "integrity", "metadata", "class root afterFirstUnlock"] {
+        for label in ["lookup", "integrity", "metadata", "class root afterFirstUnlock", "device secret"] {
             #expect(keys[label]?.after == true, "\(label) should outlive the session")
         }
     }

@@ -14,7 +14,8 @@
 //   VaultTestWorker wipe-check <vault> <key file> lock|idle 0
 //       reads items to fill the key caches, notes where every key lives, then locks the vault
 //       (`lock`) or lets the idle timeout pass on a manual clock (`idle`), and prints one line per
-//       key: `<label>: before=nonzero|zero after=nonzero|zero`. A process of its own, so no other
+//       key (the device secret included):
+//       `<label>: before=nonzero|zero after=nonzero|zero`. A process of its own, so no other
 //       test reuses the freed secure-memory blocks before they are read.
 //   VaultTestWorker write-fixture <vault> <key file> - 0
 //       writes the committed format fixture (Tests/TestSupport/Resources/Fixtures): run it only
@@ -64,8 +65,10 @@ func wipeCheck(vault url: URL, keyFile: URL, mode: String) throws {
     let clock = SteppedClock()
     let vault = try Vault.open(
         at: url, unlock: .keyFile(keyFile),
-        configuration: .init(idleTimeout: mode == "idle" ? .seconds(60) : nil, clock: clock))
-    for accessibility in [Accessibility.whenUnlocked, .afterFirstUnlock] {
+        configuration: .init(
+            idleTimeout: mode == "idle" ? .seconds(60) : nil, clock: clock,
+            deviceSecretURL: url.deletingLastPathComponent().appendingPathComponent("device.secret")))
+    for accessibility in [Accessibility.whenUnlocked, .afterFirstUnlock, .afterFirstUnlockThisDeviceOnly] {
         let key = SecretKey<String>("\(accessibility)", policy: VaultPolicy(accessibility: accessibility))
         try vault.set("value", for: key)
         _ = try vault.get(key)
