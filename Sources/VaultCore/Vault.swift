@@ -204,8 +204,8 @@ public final class Vault: Sendable {
     /// Whether the key material has been wiped; reads and writes then throw ``VaultError/locked``.
     public var isLocked: Bool { session.withLock { $0.keys == nil } }
 
-    /// Wipes all key material (and proofs being reused, and the device secret) from memory.
-    /// Operations already running finish first.
+    /// Wipes all key material (and proofs being reused, the device secret, and the key of the
+    /// credential layer's token copies) from memory. Operations already running finish first.
     public func lock() {
         session.withLock { $0 = VaultSession() }
         device.withLock { $0 = nil }

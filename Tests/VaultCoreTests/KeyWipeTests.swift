@@ -29,7 +29,7 @@ import TokenVault
         let keys = try wipeCheck("lock")
         for label in [
             "master", "lookup", "integrity", "metadata", "class root whenUnlocked", "domain key whenUnlocked",
-            "device secret",
+            "device secret", "token cache",
         ] {
             #expect(keys[label] != nil, "no \(label) key reported")
         }
@@ -49,10 +49,21 @@ import TokenVault
         #expect(try wipeCheck("idle")["device secret"]?.after == true)
     }
 
+    /// The key that seals every token copy the `Credential` facade keeps is wiped by `lock()` and by
+    /// the end of the session, which leaves every copy unreadable at once.
+    @Test func lockAndTheIdleTimeoutZeroTheCredentialCacheKey() throws {
+        for mode in ["lock", "idle"] {
+            let cache = try wipeCheck(mode)["token cache"]
+            #expect(cache?.before == true, "no token cache key while a credential was loaded (\(mode))")
+            #expect(cache?.after == false, "the token cache key survived (\(mode))")
+        }
+    }
+
     @Test func idleTimeoutZeroesTheSessionKeysAndKeepsTheRest() throws {
         let keys = try wipeCheck("idle")
         for label in [
             "master", "class root whenUnlocked", "class root whenUnlockedThisDeviceOnly", "domain key whenUnlocked",
+            "token cache",
         ] {
             #expect(keys[label]?.before == true, "\(label)")
             #expect(keys[label]?.after == false, "\(label) survived the idle timeout")

@@ -14,7 +14,7 @@
 //   VaultTestWorker wipe-check <vault> <key file> lock|idle 0
 //       reads items to fill the key caches, notes where every key lives, then locks the vault
 //       (`lock`) or lets the idle timeout pass on a manual clock (`idle`), and prints one line per
-//       key (the device secret included):
+//       key (the device secret and the credential token cache key included):
 //       `<label>: before=nonzero|zero after=nonzero|zero`. A process of its own, so no other
 //       test reuses the freed secure-memory blocks before they are read.
 //   VaultTestWorker write-fixture <vault> <key file> - 0
@@ -73,6 +73,15 @@ func wipeCheck(vault url: URL, keyFile: URL, mode: String) throws {
         try vault.set("value", for: key)
         _ = try vault.get(key)
     }
+    // A token loaded through the facade: its copy is sealed under the vault's token cache key.
+    try Credential.use(vault)
+    let response = try JSONSerialization.data(withJSONObject: [
+        "access_token": "wipe-check-access-token", "token_type": "Bearer", "expires_in": 3600,
+    ])
+    let context = Token.Context(issuer: URL(string: "https://issuer.example.com")!, clientID: "wipe-check")
+    let credential = try Credential.store(
+        Token(response: response, context: context), security: [.accessibility(.whenUnlocked)])
+    guard credential.token.accessToken == "wipe-check-access-token" else { throw WorkerFailure("no token") }
     let locations = vault.keyBuffersForTesting
     let before = locations.map(isNonZero)
     if mode == "idle" {
@@ -86,7 +95,8 @@ func wipeCheck(vault url: URL, keyFile: URL, mode: String) throws {
             "\(location.label): before=\(wasNonZero ? "nonzero" : "zero") after=\(isNonZero(location) ? "nonzero" : "zero")"
         )
     }
-    withExtendedLifetime(vault) {}
+    withExtendedLifetime((vault, credential)) {}
+    Credential.tokenStorage = InMemoryTokenStorage()
 }
 
 func unsignedJWT(_ claims: [String: Any]) -> String {

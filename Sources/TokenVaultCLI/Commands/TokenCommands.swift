@@ -80,7 +80,7 @@ enum TokenCommands {
         let reference = try arguments.positional(0, "a credential id or 'default'")
         _ = try context.openVault()
         let credential = try context.credential(reference)
-        let token = credential.token
+        let token = try credential.currentToken()
         var fields = describe(
             credential.metadata, isDefault: try Credential.tokenStorage.defaultTokenID() == credential.id)
         fields["tokenType"] = token.tokenType
@@ -103,7 +103,7 @@ enum TokenCommands {
         _ = try context.openVault()
         let credential = try context.credential(arguments.positionals.first ?? "default")
         try await credential.refreshIfNeeded()
-        context.console.out(credential.token.accessToken)
+        context.console.out(try credential.currentToken().accessToken)
     }
 
     static func setDefault(_ arguments: ParsedArguments, _ context: CommandContext) async throws {

@@ -23,11 +23,11 @@ package struct KeyBufferLocation: Sendable {
 
 extension Vault {
     /// Where every key held now lives (master key, subkeys, class roots, cached domain keys, the
-    /// device secret); empty when locked. Addresses only, so asking does not
+    /// token cache key, the device secret); empty when locked. Addresses only, so asking does not
     /// keep a key alive.
     package var keyBuffersForTesting: [KeyBufferLocation] {
         var keys = session.withLock { session in
-            session.keys?.labelledKeys ?? []
+            (session.keys?.labelledKeys ?? []) + (session.cacheKey.map { [(label: "token cache", key: $0.key)] } ?? [])
         }
         if let device = device.withLock({ $0 }) { keys.append((label: "device secret", key: device.key)) }
         return keys.map {
