@@ -117,6 +117,21 @@ extension CredentialTests {
             #expect(guarded.token == guardedToken)
         }
 
+        @Test func theAbsoluteTimeoutHidesSessionClassesHoweverBusyTheCredential() throws {
+            let clock = ManualClock()
+            let busy = try Vault.inMemory(
+                unlock: .keyFile(keyFile), configuration: .init(sessionTimeout: .seconds(300), clock: clock))
+            try Credential.use(busy)
+            let original = token("busy")
+            let credential = try Credential.store(original, security: [.accessibility(.whenUnlocked)])
+            for _ in 0..<2 {
+                clock.advance(by: .seconds(120))
+                #expect(credential.token == original)  // in use, but the session ends all the same
+            }
+            clock.advance(by: .seconds(120))
+            expectHidden(credential, original, .locked)
+        }
+
         @Test func authorizeThrowsAndSetsNoHeaderWhileLocked() async throws {
             let loaded = try loaded([
                 (token("authorize"), [.accessibility(.afterFirstUnlock)]),
