@@ -111,6 +111,8 @@ extension Credential {
     ///
     /// Filtering needs no proof. Opening each match's token may: a match that cannot be opened
     /// fails the whole call (``VaultError/interactionRequired``), never gives a shorter list.
+    /// Instances this process already has are returned as they are while their tokens can still be
+    /// read, and read again (with `authenticationContext`) once locking wiped them.
     /// - Parameters:
     ///   - expression: The filter.
     ///   - prompt: The reason shown by a prompting context.

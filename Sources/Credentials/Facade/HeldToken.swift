@@ -9,9 +9,9 @@ import VaultCore
 /// in guarded memory and is wiped by `lock()`, a new unlock and the end of the unlock session, so
 /// every credential's copy becomes unreadable at that moment, without the vault having to find the
 /// credentials. Guarded memory for each copy would not scale: a token is larger than a pooled block,
-/// so each copy would take its own mapping with guard pages, and a `find` returning some 20,000
-/// credentials would run the process out of mappings. A storage without keys (in memory) keeps its
-/// tokens in the clear anyway, and so does this copy.
+/// so each copy would take its own mappings with guard pages, and a `find` returning a few tens of
+/// thousands of credentials would run the process out of mappings (65,530 by default on Linux).
+/// A storage without keys (in memory) keeps its tokens in the clear anyway, and so does this copy.
 struct HeldToken: Sendable {
     private enum Secrets: Sendable {
         case clear(Token)
