@@ -180,7 +180,7 @@ struct Profile: Codable, Sendable, Equatable {
         #expect(report.recordCount == 9)
         #expect(report.authenticatedRecordCount == 9)
         #expect(report.generation == 11)
-        #expect(report.formatVersion == 1)
+        #expect(report.formatVersion == 2)
     }
 
     @Test(arguments: VaultKind.all)

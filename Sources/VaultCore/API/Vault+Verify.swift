@@ -2,9 +2,10 @@ import VaultCrypto
 import VaultStorage
 
 extension Vault {
-    /// Checks the whole vault: every record's presence and version against the sealed integrity
-    /// digest (which catches deleted, re-added or rolled-back rows), and every record this unlock
-    /// holds the key for by decrypting it.
+    /// Checks the whole vault: every record's and key slot's presence and version against the sealed
+    /// integrity digest (which catches deleted, re-added, edited or rolled-back rows and slots, such as
+    /// a slot row put back from an old copy of the file), and every record this unlock holds the key
+    /// for by decrypting it.
     ///
     /// Records whose keys this unlock does not hold (other groups of a scoped unlock, classes whose
     /// session ended, items bound to another device) are covered by the digest only.
@@ -14,14 +15,13 @@ extension Vault {
         let device = try deviceSecret(creating: false)
         return try read { db, keys in
             let state = try IntegrityState.load(from: db, keys: keys, vaultID: vaultID)
-            let slotCount = try db.queryFirst("SELECT count(*) FROM key_slots") { Int($0.integer(0)) } ?? 0
+            let slots = try db.query("SELECT count(*) FROM key_slots") { Int($0.integer(0)) }.first ?? 0
             let rows = try db.query("SELECT \(RecordRow.columns) FROM records", row: RecordRow.init)
             let groups = try candidateGroups(in: db, keys: keys)
-            var digest = IntegrityDigest()
+            let digest = IntegrityState.digest(of: rows, slots: try KeySlot.all(in: db), keys: keys)
             var authenticated = 0
             var failed = 0
             for row in rows {
-                digest.add(row.integrityHash(keys: keys))
                 guard let key = try? sealingKey(of: row, groups: groups, keys: keys, device: device) else { continue }
                 do {
                     _ = try row.open(key: key, vaultID: vaultID)
@@ -35,11 +35,11 @@ extension Vault {
             }
             guard digest == state.digest else {
                 throw VaultError.integrity(
-                    "the set of records does not match the integrity digest (a record was deleted, added or rolled back outside the vault)"
+                    "the set of records and key slots does not match the integrity digest (a record or key slot was deleted, added, edited or rolled back outside the vault)"
                 )
             }
             return VaultReport(
-                formatVersion: VaultFormat.currentVersion, keySlotCount: slotCount, recordCount: rows.count,
+                formatVersion: VaultFormat.currentVersion, keySlotCount: slots, recordCount: rows.count,
                 authenticatedRecordCount: authenticated, generation: state.generation)
         }
     }
