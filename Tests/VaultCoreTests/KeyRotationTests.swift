@@ -179,3 +179,72 @@ import VaultStorage
         }
     }
 }
+
+extension KeyRotationTests {
+    @Test func changingAFactorRevokesItsOldProofForWhatIsStoredAfterwards() throws {
+        let directory = TemporaryDirectory()
+        let (vault, url) = try TestVaults.onDisk(in: directory)
+        let oldKey = directory.file("old-factor.key")
+        let newKey = directory.file("new-factor.key")
+        try KeyFile.generate(at: oldKey)
+        try KeyFile.generate(at: newKey)
+        try vault.enrollFactor(.keyFile(oldKey))
+        let protected = VaultPolicy(accessControl: .biometryAny)
+        let earlier = SecretKey<String>("earlier", policy: protected)
+        let later = SecretKey<String>("later", policy: protected)
+        try vault.set("stored before", for: earlier)
+        let raw = try RawVaultFile(url)
+        let oldFactor = try #require(try raw.records().first { $0.kind == 2 })
+
+        try vault.changeFactor(from: .keyFile(oldKey), to: .keyFile(newKey))
+        try vault.set("stored after", for: later)
+        let reopened = try Vault.open(at: url, unlock: TestVaults.unlock)
+        #expect(
+            try reopened.get(earlier, authenticationContext: KeyFileAuthenticationContext(keyFile: newKey))
+                == "stored before")
+
+        // The old factor record put back: the old key file opens its old class key, and that opens
+        // no share of what was stored afterwards.
+        try raw.execute(
+            "UPDATE records SET sealed = ?, version = ? WHERE record_id = ?", .blob(oldFactor.sealed),
+            .integer(oldFactor.version), .blob(oldFactor.id))
+        let attacker = try Vault.open(at: url, unlock: TestVaults.unlock)
+        let read = try? attacker.get(later, authenticationContext: KeyFileAuthenticationContext(keyFile: oldKey))
+        #expect(read == nil)
+    }
+
+    @Test func aRotationKilledAtAnyPointLeavesTheOldOrTheNewEpoch() throws {
+        let directory = TemporaryDirectory()
+        let (vault, url, keyFile) = try TestVaults.keyFileVault(in: directory)
+        try KeyFile.generate(at: URL(fileURLWithPath: keyFile.path + ".alt"))
+        let items = 300
+        for index in 0..<items { try vault.set("value \(index)", for: SecretKey<String>("item \(index)")) }
+        try vault.set("grouped value", for: SecretKey<String>("grouped", policy: VaultPolicy(accessGroup: "g")))
+        _ = consume vault
+
+        let kills = max(4, (ProcessInfo.processInfo.environment["TOKENVAULT_CRASH_KILLS"].flatMap(Int.init) ?? 40) / 4)
+        var completed = 0
+        for round in 0..<kills {
+            let worker = try WorkerProcess.start(["rekey", url.path, keyFile.path, "-", "1000"])
+            usleep(UInt32.random(in: 20_000...400_000))
+            kill(worker.0.processIdentifier, SIGKILL)
+            let output = WorkerProcess.finish(worker).output
+            completed += output.components(separatedBy: "rekeyed ").count - 1
+            let opened = [keyFile, URL(fileURLWithPath: keyFile.path + ".alt")].compactMap {
+                try? Vault.open(at: url, unlock: .keyFile($0))
+            }
+            try #require(opened.count == 1, "round \(round): \(opened.count) key files open the vault")
+            let reopened = opened[0]
+            let report = try reopened.verify()
+            #expect(report.keySlotCount == 1)
+            #expect(report.recordCount == report.authenticatedRecordCount)
+            for index in 0..<items {
+                #expect(try reopened.get(SecretKey<String>("item \(index)")) == "value \(index)")
+            }
+            #expect(
+                try reopened.get(SecretKey<String>("grouped", policy: VaultPolicy(accessGroup: "g")))
+                    == "grouped value")
+        }
+        #expect(completed > 0, "no rotation finished before a kill; the kills test nothing")
+    }
+}
