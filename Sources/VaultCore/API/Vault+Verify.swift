@@ -9,9 +9,14 @@ extension Vault {
     ///
     /// Records whose keys this unlock does not hold (other groups of a scoped unlock, classes whose
     /// session ended, items bound to another device) are covered by the digest only.
+    ///
+    /// The file's structure is checked first (SQLite's `PRAGMA integrity_check`): a damaged
+    /// b-tree or index page can hide a record from lookups by name while a full scan, and so the
+    /// digest, still finds it.
     /// - Returns: What was checked.
     /// - Throws: ``VaultError/integrity(_:)`` naming what failed, ``VaultError/locked``.
     public func verify() throws -> VaultReport {
+        try checkStructure()
         let device = try deviceSecret(creating: false)
         return try read { db, keys in
             let state = try IntegrityState.load(from: db, keys: keys, vaultID: vaultID)
@@ -54,5 +59,22 @@ extension Vault {
             return try keys.key(for: domain, device: device)
         }
         return nil
+    }
+}
+
+extension Vault {
+    /// The most SQLite problem lines an integrity error quotes.
+    private static let quotedStructureProblems = 3
+
+    /// Runs SQLite's structural check over the whole file (one snapshot).
+    ///
+    /// - Throws: ``VaultError/integrity(_:)`` quoting SQLite's first problem lines, which name
+    ///   tables, indexes and pages but never row contents; ``VaultError/locked``.
+    private func checkStructure() throws {
+        let problems = try read { db, _ in try db.integrityProblems(limit: Self.quotedStructureProblems) }
+        guard problems.isEmpty else {
+            throw VaultError.integrity(
+                "the database structure is damaged (SQLite: \(problems.joined(separator: "; ")))")
+        }
     }
 }
