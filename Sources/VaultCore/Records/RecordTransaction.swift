@@ -54,19 +54,6 @@ struct RecordTransaction {
         state.digest.add(slot.integrityHash(key: keys.integrityKey))
     }
 
-    /// Replaces the stored `old` slot with `new` (same slot id).
-    mutating func replaceSlot(_ old: KeySlot, with new: KeySlot) throws {
-        precondition(old.id == new.id, "a replacement keeps the slot id")
-        try new.update(in: db)
-        state.digest.subtract(old.integrityHash(key: keys.integrityKey))
-        state.digest.add(new.integrityHash(key: keys.integrityKey))
-    }
-
-    mutating func deleteSlot(_ slot: KeySlot) throws {
-        try KeySlot.delete(id: slot.id, from: db)
-        state.digest.subtract(slot.integrityHash(key: keys.integrityKey))
-    }
-
     /// Seals the digest with the next generation. Call last, inside the same SQL transaction.
     mutating func commit() throws {
         state.generation += 1
