@@ -95,9 +95,13 @@ import Testing
             command: "'\(CLIProcess.executable.path)' secret list --vault '\(vault.path)'")
         try terminal.waitFor("Passphrase for vault.db:")
         terminal.type("first wrong guess")
+        // Each answer is typed only once the prompt is back (echo is off from then on); typing on
+        // "wrong passphrase" raced the prompt on a loaded machine and the text was echoed.
         try terminal.waitFor("Wrong passphrase, try again.")
+        try terminal.waitFor("Passphrase for vault.db:", occurrences: 2)
         terminal.type("second wrong guess")
         try terminal.waitFor("Wrong passphrase, try again.", occurrences: 2)
+        try terminal.waitFor("Passphrase for vault.db:", occurrences: 3)
         terminal.type("typed at the prompt")
         let screen = try terminal.waitForExit()
         #expect(screen.contains("EXIT=0"))

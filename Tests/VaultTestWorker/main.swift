@@ -99,6 +99,24 @@ func wipeCheck(vault url: URL, keyFile: URL, mode: String) throws {
     Credential.tokenStorage = InMemoryTokenStorage()
 }
 
+/// Re-keys the vault `rounds` times, alternating between `keyFile` and `keyFile.alt`, for the test
+/// that kills a rotation midway: the vault must open with one of the two afterwards.
+func rekey(vault url: URL, keyFile: URL, rounds: Int) throws {
+    var keys = [keyFile, URL(fileURLWithPath: keyFile.path + ".alt")]
+    let vault: Vault
+    if let opened = try? Vault.open(at: url, unlock: .keyFile(keys[0])) {
+        vault = opened
+    } else {
+        keys.reverse()
+        vault = try Vault.open(at: url, unlock: .keyFile(keys[0]))
+    }
+    for round in 0..<rounds {
+        try vault.changeUnlock(from: .keyFile(keys[0]), to: .keyFile(keys[1]))
+        keys.reverse()
+        emit("rekeyed \(round)")
+    }
+}
+
 func unsignedJWT(_ claims: [String: Any]) -> String {
     func encode(_ object: Any) -> String {
         (try! JSONSerialization.data(withJSONObject: object)).base64EncodedString()
@@ -120,6 +138,9 @@ func run(_ command: String, vault url: URL, keyFile: URL, name: String, count: I
         return
     case "wipe-check":
         try wipeCheck(vault: url, keyFile: keyFile, mode: name)
+        return
+    case "rekey":
+        try rekey(vault: url, keyFile: keyFile, rounds: count)
         return
     default:
         break

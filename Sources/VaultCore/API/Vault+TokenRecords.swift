@@ -153,7 +153,7 @@ extension Vault {
         return TokenRecordMetadata(id: envelope.name, metadata: envelope.metadata, policy: domain.policy)
     }
 
-    private static let defaultTokenName = "default token"
+    static let defaultTokenName = "default token"
 
     private func defaultTokenID(in transaction: RecordTransaction) throws -> String? {
         try defaultTokenID(in: transaction.db, keys: transaction.keys)
