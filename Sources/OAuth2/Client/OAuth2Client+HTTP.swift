@@ -37,8 +37,12 @@ extension OAuth2Client {
 
     /// Sends a request; transport failures become ``OAuth2Error/network(_:)`` and non-2xx answers
     /// become ``OAuth2Error/server(error:description:statusCode:)`` (an RFC 6749 §5.2 body, or a
-    /// `WWW-Authenticate` error) or ``OAuth2Error/unexpectedStatus(_:)``.
+    /// `WWW-Authenticate` error) or ``OAuth2Error/unexpectedStatus(_:)``. A URL the transport
+    /// policy does not permit is refused before anything is sent
+    /// (``OAuth2Error/insecureTransport(_:)``).
     private func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        guard let url = request.url else { throw OAuth2Error.insecureTransport("a request without a URL") }
+        try transportPolicy.check(url, as: "the URL")
         let data: Data
         let response: URLResponse
         do {
