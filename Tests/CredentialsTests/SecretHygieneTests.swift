@@ -223,6 +223,7 @@ extension CredentialTests {
             .unexpectedStatus(500), .invalidToken("three parts"),
             .insecureTransport("the issuer (http://id.example.com)"),
             .issuerMismatch(expected: "https://id.example.com", received: "https://other.example.com"),
+            .redirectRefused("another origin (https://other.example.com)"),
         ]
         for error in vaultErrors { errors.append(("VaultError", error)) }
         for error in oauthErrors { errors.append(("OAuth2Error", error)) }

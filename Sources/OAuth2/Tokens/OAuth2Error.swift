@@ -22,6 +22,9 @@ public enum OAuth2Error: Error, Equatable, Sendable, LocalizedError {
     /// A discovery document names an issuer other than the configured one (RFC 8414 §3.3, OIDC
     /// Discovery §4.3): its endpoints are not used.
     case issuerMismatch(expected: String, received: String?)
+    /// The server redirected a request to another origin; the request, which may carry the client
+    /// secret or a token, was not repeated there.
+    case redirectRefused(String)
 
     public var errorDescription: String? {
         switch self {
@@ -40,6 +43,7 @@ public enum OAuth2Error: Error, Equatable, Sendable, LocalizedError {
                 + "(the two must be identical)."
         case .issuerMismatch(let expected, nil):
             "The discovery document names no issuer URL; the configured issuer is \"\(expected)\"."
+        case .redirectRefused(let detail): "The server redirected the request to \(detail); it was not followed."
         }
     }
 }
