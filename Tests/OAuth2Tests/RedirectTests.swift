@@ -69,6 +69,26 @@ struct RedirectTests {
         #expect(try await target.requests().isEmpty)
     }
 
+    @Test func discoveryIsNotFetchedFromAnotherOrigin() async throws {
+        let issuer = try StubHTTPServer()
+        let target = try StubHTTPServer()
+        defer {
+            issuer.stop()
+            target.stop()
+        }
+        for path in ["/.well-known/openid-configuration", "/.well-known/oauth-authorization-server"] {
+            try await issuer.route(path, status: 307, headers: ["Location": target.url.absoluteString + path])
+            try await target.route(
+                path,
+                json: ["issuer": issuer.url.absoluteString, "token_endpoint": target.url.absoluteString + "/token"])
+        }
+        let client = OAuth2Client(issuer: issuer.url, clientID: "c", clientSecret: Self.secret, requestTimeout: 10)
+        await #expect(throws: OAuth2Error.redirectRefused("another origin (\(target.url.absoluteString))")) {
+            try await client.clientCredentials()
+        }
+        #expect(try await target.requests().isEmpty)
+    }
+
     @Test func aRedirectToPlainHTTPOnTheNetworkIsRefused() async throws {
         let issuer = try StubHTTPServer()
         defer { issuer.stop() }

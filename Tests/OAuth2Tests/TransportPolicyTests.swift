@@ -62,6 +62,15 @@ import Testing
         #expect(!refused.localizedDescription.contains("client-secret-value"))
     }
 
+    /// The error shows the URL's origin only: a user, password, path or query in it stays out.
+    @Test func theErrorShowsOnlyTheOrigin() async {
+        let client = OAuth2Client(
+            issuer: URL(string: "http://user:url-password@id.example.com:8080/tenant?key=url-secret")!, clientID: "c")
+        await #expect(throws: OAuth2Error.insecureTransport("the issuer (http://id.example.com:8080)")) {
+            try await client.openIDConfiguration()
+        }
+    }
+
     /// With the opt-out the same issuer is tried (and fails only because nothing answers there).
     @Test func theOptOutLetsAPlainHTTPIssuerThrough() async {
         let client = OAuth2Client(
