@@ -2,6 +2,7 @@
 # make demo: the CLI end to end against the local test authorization server, printing each step.
 # Everything lives in a temporary XDG data directory; the server is stopped by its own PID.
 set -euo pipefail
+umask 077  # the secret files below must be private, or tokenvault refuses them
 cd "$(dirname "$0")/.."
 TOKENVAULT="$(swift build --show-bin-path)/tokenvault"
 STATE=.build/auth-server

@@ -5,7 +5,8 @@ import VaultCore
 /// Section 4: one on-disk vault (key-file unlock: Argon2id is section 3's) grown through the
 /// public API to each size in turn, measured at each: durable stores beside raw SQLite inserts of
 /// the same size, get by id, `find` by tag and by ID-token claim, `allIDs`, reopen + unlock +
-/// first `find`, file size per record and peak RSS.
+/// first `find`, revoking an unlock (a key rotation re-sealing every record), file size per record
+/// and peak RSS.
 ///
 /// Growing: all but the last `sampledStores` tokens of each size are stored one by one with
 /// `VaultTokenStorage.add` (the public call `Credential.store` makes, one durable transaction
@@ -35,6 +36,8 @@ struct VaultOperationsBenchmark {
         let allIDs: LatencySummary
         /// `Vault.open` (key file) + `Credential.use` + `Credential.find` on a tag.
         let reopenAndFirstFind: LatencySummary
+        /// `Vault.changeUnlock` between two key files: a key rotation that re-seals every record.
+        let rekey: LatencySummary
         /// The vault file.
         let fileBytes: Int
         /// Its write-ahead log.
@@ -68,6 +71,8 @@ struct VaultOperationsBenchmark {
     func run(progress: (String) -> Void) throws -> [Result] {
         let keyFile = directory.appendingPathComponent("tokens.key")
         try KeyFile.generate(at: keyFile)
+        let spareKeyFile = directory.appendingPathComponent("tokens-next.key")
+        try KeyFile.generate(at: spareKeyFile)
         let url = directory.appendingPathComponent("tokens.vault")
         var vault = try Vault.create(at: url, unlock: .keyFile(keyFile))
         try Credential.use(vault)
@@ -158,6 +163,13 @@ struct VaultOperationsBenchmark {
                 vault = reopened
             }
 
+            // Revoking an unlock: there and back, so the vault ends on the key file it started with.
+            progress("vault \(size): rekey (changeUnlock, every record re-sealed)")
+            var rekey = LatencySamples()
+            for (from, to) in [(keyFile, spareKeyFile), (spareKeyFile, keyFile)] {
+                rekey.append(try Stopwatch.time { try vault.changeUnlock(from: .keyFile(from), to: .keyFile(to)) })
+            }
+
             let storeSummary = store.summary
             let rawSummary = rawInsert.summary
             results.append(
@@ -165,7 +177,8 @@ struct VaultOperationsBenchmark {
                     tokens: ids.count, store: storeSummary, rawInsert: rawSummary,
                     storeRatio: rawSummary.p50Ns > 0 ? storeSummary.p50Ns / rawSummary.p50Ns : 0,
                     bulkStore: bulk.summary, getByID: getByID.summary, findByTag: findByTag, findByClaim: findByClaim,
-                    allIDs: allIDs, reopenAndFirstFind: reopen.summary, fileBytes: ResourceUsage.fileBytes(url.path),
+                    allIDs: allIDs, reopenAndFirstFind: reopen.summary, rekey: rekey.summary,
+                    fileBytes: ResourceUsage.fileBytes(url.path),
                     walBytes: ResourceUsage.fileBytes(url.path + "-wal"), meanSealedBytes: Double(sealedSize),
                     residentBytes: ResourceUsage.residentBytes(),
                     peakResidentBytes: ResourceUsage.peakResidentBytes()))
@@ -198,6 +211,7 @@ struct VaultOperationsBenchmark {
             ("find by claim email (1 match)", { Format.percentiles($0.findByClaim) }),
             ("allIDs", { Format.percentiles($0.allIDs) }),
             ("reopen + unlock (key file) + first find", { Format.percentiles($0.reopenAndFirstFind) }),
+            ("rekey: changeUnlock, every record re-sealed", { Format.percentiles($0.rekey) }),
         ]
         for (name, cell) in rows { operations.add([name] + results.map(cell)) }
 

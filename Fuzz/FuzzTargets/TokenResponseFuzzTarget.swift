@@ -15,6 +15,11 @@ package enum TokenResponseFuzzTarget: FuzzTarget {
         guard let token = try? Token(response: Data(input), context: context, issuedAt: issuedAt) else { return }
         require(!token.accessToken.isEmpty, "a token without an access token decoded")
         require(token.expiresIn.isFinite, "a token's lifetime is not a finite number")
+        // Both go into an Authorization header: nothing from the server may break its line.
+        require(Token.knownTokenTypes.contains(token.tokenType), "a token type other than Bearer or DPoP decoded")
+        require(
+            token.accessToken.utf8.allSatisfy { (0x20...0x7E).contains($0) },
+            "an access token with a control or non-ASCII character decoded")
         _ = token.description
         _ = token.expiresAt
         for kind in Token.Kind.allCases { _ = token.value(of: kind) }

@@ -13,6 +13,8 @@ struct VaultSession {
     var lastActivity: Duration = .zero
     var ended = false
     var proofs: [ProofID: (keys: FactorRecord.Keys, expires: Duration)] = [:]
+    /// Seals the credential layer's in-memory token copies; replaced whenever keys are wiped.
+    var cacheKey: CacheKey?
 
     /// Ends the session if a timeout has passed: only the keys that outlive a session stay.
     mutating func enforceTimeouts(now: Duration, configuration: Vault.Configuration) {
@@ -23,6 +25,7 @@ struct VaultSession {
             self.keys = keys.withoutSessionClasses()
             ended = true
             proofs = [:]
+            cacheKey = nil
         }
     }
 }

@@ -63,11 +63,8 @@ public final class Vault: Sendable {
             let material = try UnlockMaterial(
                 unlock, allowsInsecurePermissions: configuration.allowsInsecurePermissions)
             try material.checkStrength()
-            let payload = newVaultPayload(for: material)
             let vaultID = SecureRandom.bytes(count: VaultFormat.idByteCount)
-            let slot = try KeySlot.make(
-                wrapping: payload, with: material, keyDerivation: keyDerivation, vaultID: vaultID)
-            let keys = try KeyRing(payload)
+            let (slot, keys) = try firstSlot(for: material, keyDerivation: keyDerivation, vaultID: vaultID)
 
             let directory = url.standardizedFileURL.deletingLastPathComponent()
             try SecureFile.createDirectory(directory)
@@ -108,17 +105,15 @@ public final class Vault: Sendable {
         try translatingErrors {
             let path = url.standardizedFileURL.path
             guard FileManager.default.fileExists(atPath: path) else { throw VaultError.notFound(path) }
-            if !configuration.allowsInsecurePermissions, SecureFile.grantsGroupOrOtherAccess(path) {
-                throw VaultError.insecurePermissions(path)
-            }
+            let vaultFile = try pinVaultFile(at: path, configuration: configuration)
             let material = try UnlockMaterial(
                 unlock, allowsInsecurePermissions: configuration.allowsInsecurePermissions)
-            let database = try SQLiteDatabase(path: path, mode: .readWrite, busyTimeout: configuration.busyTimeout)
-            let (vaultID, slots) = try database.read { db in
-                (try VaultSchema.readHeader(db), try KeySlot.all(in: db))
-            }
+            let database = try openDatabase(vaultFile, configuration: configuration)
+            let header = try database.read { try VaultSchema.readHeader($0) }
             try database.enableWriteAheadLog()
-            let keys = try KeyRing(openSlot(slots, with: material, vaultID: vaultID).payload)
+            if header.formatVersion == 1 { try database.write { try VaultSchema.addVersion2Columns($0) } }
+            let vaultID = header.vaultID
+            let keys = try unlockRing(with: material, database: database, vaultID: vaultID)
             return Vault(database: database, vaultID: vaultID, url: url, configuration: configuration, keys: keys)
         }
     }
@@ -140,7 +135,9 @@ public final class Vault: Sendable {
         do {
             let payload = SlotPayload(
                 masterKey: SymmetricKey(randomByteCount: SubkeyDerivation.masterKeyByteCount), passcodeRoot: nil)
-            return try makeInMemory(slots: { _ in [] }, keys: KeyRing(payload), configuration: configuration)
+            return try makeInMemory(
+                vaultID: SecureRandom.bytes(count: VaultFormat.idByteCount), slots: [], keys: KeyRing(payload),
+                configuration: configuration)
         } catch {
             fatalError("cannot create an in-memory SQLite database: \(error)")
         }
@@ -161,30 +158,31 @@ public final class Vault: Sendable {
             let material = try UnlockMaterial(
                 unlock, allowsInsecurePermissions: configuration.allowsInsecurePermissions)
             try material.checkStrength()
-            let payload = newVaultPayload(for: material)
-            return try makeInMemory(
-                slots: { vaultID in
-                    [
-                        try KeySlot.make(
-                            wrapping: payload, with: material, keyDerivation: keyDerivation, vaultID: vaultID)
-                    ]
-                }, keys: KeyRing(payload), configuration: configuration)
+            let vaultID = SecureRandom.bytes(count: VaultFormat.idByteCount)
+            let (slot, keys) = try firstSlot(for: material, keyDerivation: keyDerivation, vaultID: vaultID)
+            return try makeInMemory(vaultID: vaultID, slots: [slot], keys: keys, configuration: configuration)
         }
     }
 
-    /// A new master key, and a passcode root when the first slot has a passphrase.
-    private static func newVaultPayload(for material: UnlockMaterial) -> SlotPayload {
-        SlotPayload(
+    /// The first key slot of a new vault, granted a new master key (and a passcode root when it has a
+    /// passphrase), and the keys it opens.
+    private static func firstSlot(
+        for material: UnlockMaterial, keyDerivation: KeyDerivation, vaultID: [UInt8]
+    ) throws -> (KeySlot, KeyRing) {
+        let payload = SlotPayload(
             masterKey: SymmetricKey(randomByteCount: SubkeyDerivation.masterKeyByteCount),
             passcodeRoot: material.slotKind.usesPassphrase ? SymmetricKey(randomByteCount: 32) : nil)
+        let (made, slotKeys) = try KeySlot.make(
+            with: material, isScoped: false, keyDerivation: keyDerivation, vaultID: vaultID)
+        let slot = try made.granting(payload, epoch: 0, vaultID: vaultID)
+        return (slot, try KeyRing(payload, epoch: 0, slot: .init(id: slot.id, keys: slotKeys)))
     }
 
     private static func makeInMemory(
-        slots: ([UInt8]) throws -> [KeySlot], keys: KeyRing, configuration: Configuration
+        vaultID: [UInt8], slots: [KeySlot], keys: KeyRing, configuration: Configuration
     ) throws -> Vault {
-        let vaultID = SecureRandom.bytes(count: VaultFormat.idByteCount)
         let database = try SQLiteDatabase(path: ":memory:", mode: .memory, busyTimeout: .zero)
-        try initialize(database, vaultID: vaultID, slots: slots(vaultID), keys: keys)
+        try initialize(database, vaultID: vaultID, slots: slots, keys: keys)
         return Vault(database: database, vaultID: vaultID, url: nil, configuration: configuration, keys: keys)
     }
 
@@ -197,7 +195,8 @@ public final class Vault: Sendable {
                 "INSERT INTO vault_header (singleton, format_version, vault_id) VALUES (1, ?, ?)",
                 [.integer(Int64(VaultFormat.currentVersion)), .blob(vaultID)])
             for slot in slots { try slot.insert(into: db) }
-            try IntegrityState.empty.store(into: db, keys: keys, vaultID: vaultID)
+            try IntegrityState(generation: 0, digest: IntegrityState.digest(of: [], slots: slots, keys: keys))
+                .store(into: db, keys: keys, vaultID: vaultID)
         }
     }
 
@@ -206,10 +205,11 @@ public final class Vault: Sendable {
     /// Whether the key material has been wiped; reads and writes then throw ``VaultError/locked``.
     public var isLocked: Bool { session.withLock { $0.keys == nil } }
 
-    /// Wipes all key material (and proofs being reused) from memory. Operations already running
-    /// finish first.
+    /// Wipes all key material (and proofs being reused, the device secret, and the key of the
+    /// credential layer's token copies) from memory. Operations already running finish first.
     public func lock() {
         session.withLock { $0 = VaultSession() }
+        device.withLock { $0 = nil }
     }
 
     /// Unlocks with any key slot's material, starting a new unlock session.
@@ -222,20 +222,47 @@ public final class Vault: Sendable {
         try Self.translatingErrors {
             let material = try UnlockMaterial(
                 unlock, allowsInsecurePermissions: configuration.allowsInsecurePermissions)
-            let slots = try database.read { try KeySlot.all(in: $0) }
-            startSession(try KeyRing(Self.openSlot(slots, with: material, vaultID: vaultID).payload))
+            startSession(try Self.unlockRing(with: material, database: database, vaultID: vaultID))
         }
     }
 
-    /// Finds the slot `material` opens.
+    /// A slot that unlock material opened: the slot, what it grants now, and its private key (`nil`
+    /// for a legacy slot, which wraps its payload directly).
+    struct OpenedSlot {
+        let slot: KeySlot
+        let payload: SlotPayload
+        let keys: AnonymousSealedBox.KeyPair?
+    }
+
+    /// The keys `material` unlocks, upgrading a legacy slot (and a version 1 file) on the way.
+    static func unlockRing(with material: UnlockMaterial, database: SQLiteDatabase, vaultID: [UInt8]) throws
+        -> KeyRing
+    {
+        while true {
+            let (epoch, slots) = try database.read { db in (try VaultSchema.epoch(db), try KeySlot.all(in: db)) }
+            let opened = try openSlot(slots, with: material, vaultID: vaultID, epoch: epoch)
+            if let keys = opened.keys {
+                return try KeyRing(opened.payload, epoch: epoch, slot: .init(id: opened.slot.id, keys: keys))
+            }
+            if let ring = try VaultMigration.upgrade(opened, material: material, database: database, vaultID: vaultID) {
+                return ring
+            }
+        }
+    }
+
+    /// Finds the slot `material` opens, granted for `epoch`.
     ///
-    /// Slots whose costs are out of bounds are skipped without running Argon2; if no slot opens
-    /// and one was skipped, the error says so rather than blaming the passphrase.
+    /// Slots of the material's kind are tried cheapest first, at most
+    /// ``VaultFormat/maximumSlotCount`` of them, so junk slots at the highest cost cannot make an
+    /// unlock run Argon2 a thousand times. Slots whose costs are out of bounds are skipped without
+    /// running Argon2; if no slot opens and one was skipped, the error says so rather than blaming
+    /// the passphrase. A slot whose grant is of another epoch (an old row put back) does not open.
     static func openSlot(
-        _ slots: [KeySlot], with material: UnlockMaterial, vaultID: [UInt8]
-    ) throws -> (slot: KeySlot, payload: SlotPayload) {
+        _ slots: [KeySlot], with material: UnlockMaterial, vaultID: [UInt8], epoch: UInt64
+    ) throws -> OpenedSlot {
         var outOfBounds: VaultError?
-        for slot in slots where slot.kind == material.slotKind {
+        let candidates = slots.filter { $0.kind == material.slotKind }.sorted { $0.cost < $1.cost }
+        for slot in candidates.prefix(VaultFormat.maximumSlotCount) {
             if slot.kind.usesPassphrase {
                 do {
                     try KeyDerivation.checkBounds(slot.parameters)
@@ -244,8 +271,14 @@ public final class Vault: Sendable {
                     continue
                 }
             }
-            if let payload = try slot.unwrap(with: material, vaultID: vaultID) {
-                return (slot, payload)
+            if slot.isLegacy {
+                if let payload = try slot.unwrapLegacy(with: material, vaultID: vaultID) {
+                    return OpenedSlot(slot: slot, payload: payload, keys: nil)
+                }
+            } else if let keys = try slot.unlockKeys(with: material, vaultID: vaultID),
+                let payload = try slot.openGrant(with: keys, epoch: epoch, vaultID: vaultID)
+            {
+                return OpenedSlot(slot: slot, payload: payload, keys: keys)
             }
         }
         throw outOfBounds ?? VaultError.invalidCredentials
@@ -258,8 +291,9 @@ public final class Vault: Sendable {
         keys given: KeyRing? = nil, _ body: (inout RecordTransaction) throws -> Result
     ) throws -> Result {
         try Self.translatingErrors {
-            let keys = try given ?? unlockedKeys()
+            let held = try given ?? unlockedKeys()
             return try database.write { db in
+                let keys = try currentKeys(held, in: db)
                 var transaction = try RecordTransaction(db: db, keys: keys, vaultID: vaultID)
                 let result = try body(&transaction)
                 try transaction.commit()
@@ -271,9 +305,28 @@ public final class Vault: Sendable {
     /// Runs `body` on one consistent snapshot.
     func read<Result>(_ body: (SQLiteConnection, KeyRing) throws -> Result) throws -> Result {
         try Self.translatingErrors {
-            let keys = try unlockedKeys()
-            return try database.read { db in try body(db, keys) }
+            let held = try unlockedKeys()
+            return try database.read { db in try body(db, try currentKeys(held, in: db)) }
         }
+    }
+
+    /// `keys`, or when another process has re-keyed the vault since, the new epoch's keys, opened
+    /// with the private key of the slot this process unlocked through.
+    ///
+    /// - Throws: ``VaultError/locked`` when that slot was removed or replaced (the unlock was
+    ///   revoked), or the session no longer holds its private key; the vault is then locked.
+    func currentKeys(_ keys: KeyRing, in db: SQLiteConnection) throws -> KeyRing {
+        let epoch = try VaultSchema.epoch(db)
+        guard epoch != keys.epoch else { return keys }
+        guard let access = keys.slot, let slot = try KeySlot.find(id: access.id, in: db), !slot.isLegacy,
+            let payload = try slot.openGrant(with: access.keys, epoch: epoch, vaultID: vaultID)
+        else {
+            session.withLock { if $0.keys === keys { $0 = VaultSession() } }
+            throw VaultError.locked
+        }
+        let next = try KeyRing(payload, epoch: epoch, slot: access)
+        session.withLock { if $0.keys === keys { $0.keys = next } }
+        return next
     }
 
     /// Runs `body`, turning lower-layer errors into ``VaultError``. Anything else was thrown by

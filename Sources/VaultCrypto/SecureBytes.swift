@@ -72,6 +72,16 @@ public final class SecureBytes: @unchecked Sendable {
     }
 }
 
+extension SecureBytes {
+    /// Zeroes ordinary memory that briefly held a secret, in a way the optimiser cannot drop.
+    ///
+    /// Wraps `sodium_memzero`.
+    /// - Parameter buffer: The memory to wipe.
+    package static func wipe(_ buffer: UnsafeMutableRawBufferPointer) {
+        if let base = buffer.baseAddress { sodium_memzero(base, buffer.count) }
+    }
+}
+
 extension SecureBytes: Equatable {
     /// Compares in constant time. Wraps `sodium_memcmp`.
     public static func == (lhs: SecureBytes, rhs: SecureBytes) -> Bool {

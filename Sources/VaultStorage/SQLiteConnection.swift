@@ -109,6 +109,28 @@ package final class SQLiteConnection {
         try execute("PRAGMA journal_mode = WAL")
     }
 
+    /// Checks the structure of the whole file with SQLite's `PRAGMA integrity_check`: every
+    /// b-tree page, every index entry against its table row, `NOT NULL` and `CHECK` constraints.
+    /// A damaged index can make a row unreachable by its key while a full scan still finds it,
+    /// which only this check notices.
+    ///
+    /// - Parameter limit: The most problems to report.
+    /// - Returns: SQLite's problem lines (they name tables, indexes and pages, never row
+    ///   contents); empty when the file is intact.
+    /// - Throws: ``StorageError`` when SQLite cannot read far enough to check (`SQLITE_CORRUPT`
+    ///   for a file too damaged to walk).
+    package func integrityProblems(limit: Int) throws -> [String] {
+        let lines = try query("PRAGMA integrity_check(\(max(1, limit)))") { $0.text(0) }
+        return lines == ["ok"] ? [] : lines
+    }
+
+    /// Which file SQLite opened as the main database; `nil` for an in-memory database or when
+    /// it cannot be known (a VFS other than the unix one).
+    package var fileIdentity: FileIdentity? {
+        let descriptor = tokenvault_sqlite_main_descriptor(handle)
+        return descriptor >= 0 ? PinnedFile.identity(of: descriptor) : nil
+    }
+
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     package var changes: Int { Int(sqlite3_changes(handle)) }
 

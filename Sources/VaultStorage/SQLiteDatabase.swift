@@ -25,6 +25,11 @@ package final class SQLiteDatabase: Sendable {
         try connection.withLock { try $0.enableWriteAheadLog() }
     }
 
+    /// Which file SQLite opened; see ``SQLiteConnection/fileIdentity``.
+    package var fileIdentity: FileIdentity? {
+        connection.withLock { $0.fileIdentity }
+    }
+
     /// Writes a consistent copy of the database to `path` (`VACUUM INTO`, which reads one snapshot
     /// itself and cannot run inside a transaction).
     package func copy(to path: String) throws {

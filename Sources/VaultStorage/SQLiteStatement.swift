@@ -87,4 +87,17 @@ package struct SQLiteRow {
     package func isNull(_ index: Int32) -> Bool {
         sqlite3_column_type(handle, index) == SQLITE_NULL
     }
+
+    /// The number of columns in the row.
+    package var columnCount: Int32 { sqlite3_column_count(handle) }
+
+    /// Column `index` as whatever type it holds (reals, which vaults never store, as text).
+    package func value(_ index: Int32) -> SQLiteValue {
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_NULL: .null
+        case SQLITE_INTEGER: .integer(integer(index))
+        case SQLITE_BLOB: .blob(blob(index))
+        default: .text(text(index))
+        }
+    }
 }

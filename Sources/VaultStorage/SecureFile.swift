@@ -24,8 +24,9 @@ package enum SecureFile {
             if errno == EEXIST { return false }
             throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
         }
-        fchmod(descriptor, 0o600)  // the umask may have removed bits; never added any
-        close(descriptor)
+        defer { close(descriptor) }
+        // The umask may have removed bits; it never adds any.
+        guard fchmod(descriptor, 0o600) == 0 else { throw lastError() }
         return true
     }
 
@@ -40,14 +41,46 @@ package enum SecureFile {
         return true
     }
 
-    /// Whether the file at `path` grants its group or others any permission (`mode & 0o077`),
-    /// following symbolic links as `open` does; `false` when nothing exists there. ssh refuses such
-    /// a private key, and the vault does the same for its files.
-    package static func grantsGroupOrOtherAccess(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && grantsGroupOrOtherAccess(info.st_mode)
+    /// Creates a new folder in `directory` that only this user can enter (0700), named `prefix`
+    /// followed by random characters (`mkdtemp`): files made inside it are never reachable by
+    /// others, whatever mode they are created with.
+    ///
+    /// - Returns: The folder's path.
+    /// - Throws: `POSIXError` when it cannot be created or made 0700.
+    package static func createPrivateDirectory(in directory: URL, prefix: String) throws -> String {
+        var template = Array(directory.appendingPathComponent(prefix + "XXXXXX").path.utf8CString)
+        guard let created = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw lastError()
+        }
+        let path = String(cString: created)
+        // mkdtemp asks for 0700, but a umask such as 0200 would leave the owner unable to write.
+        guard chmod(path, 0o700) == 0 else {
+            let error = lastError()
+            rmdir(path)
+            throw error
+        }
+        return path
     }
 
+    /// Sets the mode of the file at `path` to 0600: owner read and write, nothing for anyone else.
+    ///
+    /// - Throws: `POSIXError` when `chmod` fails.
+    package static func restrictToOwner(_ path: String) throws {
+        guard chmod(path, 0o600) == 0 else { throw lastError() }
+    }
+
+    /// Removes a folder this process made and everything in it; a cleanup that cannot fail the
+    /// operation it follows.
+    package static func removeDirectory(_ path: String) {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    private static func lastError() -> POSIXError {
+        POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+    }
+
+    /// Whether a mode grants its group or others any permission (`mode & 0o077`). ssh refuses such
+    /// a private key, and the vault does the same for its files.
     private static func grantsGroupOrOtherAccess(_ mode: mode_t) -> Bool {
         mode & 0o077 != 0
     }

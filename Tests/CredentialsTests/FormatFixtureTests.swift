@@ -5,14 +5,16 @@ import TokenVault
 
 extension CredentialTests {
     /// A vault written by format version 1 (`VaultTestWorker write-fixture`) must stay readable:
-    /// a later format change has to migrate it, not break it.
+    /// the first unlock migrates it to the current format in one transaction, and it can then be
+    /// re-keyed like any other vault.
     @Test func readsTheCommittedFormatVersion1Fixture() throws {
         let scratch = TemporaryDirectory()
         let url = try Fixtures.copy("format-v1.vault", to: scratch)
         let keyFile = try Fixtures.copy("format-v1.key", to: scratch)
         let vault = try Vault.open(at: url, unlock: .keyFile(keyFile))
         let report = try vault.verify()
-        #expect(report.formatVersion == 1)
+        #expect(report.formatVersion == 2)
+        #expect(try RawVaultFile(url).integer("SELECT format_version FROM vault_header") == 2)
         #expect(report.recordCount == 6)  // 3 items, 1 token, the group directory, the default pointer
         #expect(report.authenticatedRecordCount == 6)
         #expect(try vault.get(SecretKey<String>("api-key")) == "fixture-api-key")
@@ -28,5 +30,13 @@ extension CredentialTests {
         #expect(credential.token.idToken?.subject == "fixture@example.com")
         #expect(credential.token.issuedAt == Date(timeIntervalSince1970: 1_800_000_000))
         #expect(Credential.default === credential)
+
+        let newKey = scratch.file("new.key")
+        try KeyFile.generate(at: newKey)
+        try vault.changeUnlock(from: .keyFile(keyFile), to: .keyFile(newKey))
+        let rekeyed = try Vault.open(at: url, unlock: .keyFile(newKey))
+        #expect(try rekeyed.verify().authenticatedRecordCount == 6)
+        #expect(try rekeyed.get(SecretKey<Int>("counter")) == 42)
+        #expect(throws: VaultError.invalidCredentials) { try Vault.open(at: url, unlock: .keyFile(keyFile)) }
     }
 }

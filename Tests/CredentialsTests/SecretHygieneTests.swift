@@ -222,6 +222,9 @@ extension CredentialTests {
             .server(error: "invalid_grant", description: "expired", statusCode: 400), .missingToken(.refreshToken),
             .missingEndpoint("revocation"), .network("timed out"), .invalidResponse("not JSON"),
             .unexpectedStatus(500), .invalidToken("three parts"),
+            .insecureTransport("the issuer (http://id.example.com)"),
+            .issuerMismatch(expected: "https://id.example.com", received: "https://other.example.com"),
+            .redirectRefused("another origin (https://other.example.com)"),
         ]
         for error in vaultErrors { errors.append(("VaultError", error)) }
         for error in oauthErrors { errors.append(("OAuth2Error", error)) }

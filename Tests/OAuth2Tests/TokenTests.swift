@@ -64,6 +64,41 @@ import Testing
         }
     }
 
+    /// `token_type` and `access_token` become `Authorization: <type> <token>`: a line break or any
+    /// control character from the server would let it add headers to every request the app
+    /// authorizes, so such a response is refused when it is decoded.
+    @Test func tokenTypeMustBeBearerOrDPoP() {
+        let refused = [
+            "Bearer\r\nX-Injected: yes", "Bearer\nX-Injected: yes", "Bearer x", "Bearer ", " Bearer", "Bearer\u{0}",
+            "Bearer\t", "mac", "example", "N_A", "", "Bearér",
+        ]
+        for tokenType in refused {
+            let body = try! JSONSerialization.data(withJSONObject: ["access_token": "a", "token_type": tokenType])
+            #expect(throws: OAuth2Error.invalidResponse("the token_type is not Bearer or DPoP")) {
+                try Token(response: body, context: context, issuedAt: now)
+            }
+        }
+    }
+
+    @Test func tokenTypeIsCaseInsensitiveAndKeptAsRegistered() throws {
+        for (sent, kept) in [("bearer", "Bearer"), ("BEARER", "Bearer"), ("Bearer", "Bearer"), ("dpop", "DPoP")] {
+            #expect(try decode(#"{"access_token":"a","token_type":"\#(sent)"}"#).tokenType == kept)
+        }
+    }
+
+    @Test func accessTokenMustBePrintableASCII() {
+        for accessToken in ["a\r\nX-Injected: yes", "a\nb", "a\u{0}", "a\tb", "a\u{7F}", "café"] {
+            let body = try! JSONSerialization.data(withJSONObject: [
+                "access_token": accessToken, "token_type": "Bearer",
+            ])
+            #expect(throws: OAuth2Error.invalidResponse("the access_token has characters outside printable ASCII")) {
+                try Token(response: body, context: context, issuedAt: now)
+            }
+        }
+        // RFC 6749 A.12 allows any visible ASCII, space included.
+        #expect(throws: Never.self) { try decode(#"{"access_token":"a b~!+/=","token_type":"Bearer"}"#) }
+    }
+
     @Test func descriptionsNeverShowATokenOrSecret() throws {
         let secretContext = Token.Context(issuer: TestTokens.issuer, clientID: "c", clientSecret: "client-secret-value")
         let token = try Token(response: TestTokens.response(), context: secretContext)

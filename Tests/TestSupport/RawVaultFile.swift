@@ -24,10 +24,12 @@ public final class RawVaultFile: Sendable {
         public let kind: Int64
         public let salt: [UInt8]
         public let wrapped: [UInt8]
+        public let publicKey: [UInt8]
+        public let grant: [UInt8]
     }
 
     /// The blob columns of `key_slots`, as tamper tests truncate them.
-    public static let keySlotBlobColumns = ["slot_id", "salt", "wrapped"]
+    public static let keySlotBlobColumns = ["slot_id", "salt", "wrapped", "public_key", "sealed_grant"]
 
     private let database: SQLiteDatabase
 
@@ -68,8 +70,12 @@ public final class RawVaultFile: Sendable {
     /// Every key slot row, ordered by slot id (the order the vault tries them in).
     public func keySlots() throws -> [KeySlot] {
         try database.read { db in
-            try db.query("SELECT slot_id, kind, salt, wrapped FROM key_slots ORDER BY slot_id") {
-                KeySlot(id: $0.blob(0), kind: $0.integer(1), salt: $0.blob(2), wrapped: $0.blob(3))
+            try db.query(
+                "SELECT slot_id, kind, salt, wrapped, public_key, sealed_grant FROM key_slots ORDER BY slot_id"
+            ) {
+                KeySlot(
+                    id: $0.blob(0), kind: $0.integer(1), salt: $0.blob(2), wrapped: $0.blob(3), publicKey: $0.blob(4),
+                    grant: $0.blob(5))
             }
         }
     }
@@ -98,6 +104,35 @@ public final class RawVaultFile: Sendable {
     ///   - values: Its parameters.
     public func execute(_ sql: String, _ values: Parameter...) throws {
         try database.write { db in try db.run(sql, values.map(\.value)) }
+    }
+
+    /// Every row of `table` with all its columns, as an attacker saves them from a copy of the file.
+    package func rows(of table: String) throws -> [[SQLiteValue]] {
+        try database.read { db in
+            try db.query("SELECT * FROM \(table)") { row in (0..<row.columnCount).map { row.value($0) } }
+        }
+    }
+
+    /// Replaces every row of `table` with `rows` (saved with ``rows(of:)``), as an attacker puts part
+    /// of an old copy back into the current file.
+    package func replaceRows(of table: String, with rows: [[SQLiteValue]]) throws {
+        try database.write { db in
+            try db.run("DELETE FROM \(table)", [])
+            for row in rows {
+                let marks = Array(repeating: "?", count: row.count).joined(separator: ", ")
+                try db.run("INSERT INTO \(table) VALUES (\(marks))", row)
+            }
+        }
+    }
+
+    /// Adds `rows` (saved with ``rows(of:)``) to `table`.
+    package func insertRows(into table: String, _ rows: [[SQLiteValue]]) throws {
+        try database.write { db in
+            for row in rows {
+                let marks = Array(repeating: "?", count: row.count).joined(separator: ", ")
+                try db.run("INSERT INTO \(table) VALUES (\(marks))", row)
+            }
+        }
     }
 
     /// Reads one integer.

@@ -2,8 +2,8 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `tokenvault` refuses a vault or key file other users can access, with exit status 8 and the
-/// fix on one line, unless `--allow-insecure-permissions` is given.
+/// `tokenvault` refuses a vault, key, passphrase or client-secret file other users can access, with
+/// exit status 8 and the fix on one line, unless `--allow-insecure-permissions` is given.
 @Suite struct CLIPermissionTests {
     @Test func aLooseVaultIsRefusedWithExitCode8UnlessAllowed() throws {
         let vault = try CLIVault()
@@ -39,6 +39,38 @@ import Testing
         #expect(refused.status == 8)
         #expect(refused.stderr.contains("chmod 600 \(keyFile.path)"))
         try CLIProcess.run(["secret", "list", "--allow-insecure-permissions"] + unlock).expectSuccess()
+    }
+
+    @Test func aLoosePassphraseFileIsRefusedWithExitCode8UnlessAllowed() throws {
+        let vault = try CLIVault()
+        try vault.run(["secret", "set", "k"], input: "v").expectSuccess()
+        let file = URL(fileURLWithPath: vault.passphraseFile)
+        try setFileMode(0o644, file)
+        let refused = try vault.run(["secret", "get", "k"])
+        #expect(refused.status == 8)
+        #expect(refused.stderr.contains("chmod 600 \(file.path)"))
+        #expect(refused.stdout.isEmpty)
+        let allowed = try vault.run(["secret", "get", "k", "--allow-insecure-permissions"])
+        try allowed.expectSuccess()
+        #expect(allowed.stdout == "v")
+        #expect(try fileMode(file) == 0o644)
+    }
+
+    @Test func aLooseClientSecretFileIsRefusedWithExitCode8BeforeAnyRequest() throws {
+        let vault = try CLIVault()
+        let secretFile = vault.directory.file("client-secret")
+        try writePrivateFile("CS-loose-file", to: secretFile)
+        try setFileMode(0o604, secretFile)
+        // Port 9 (discard) on loopback: a request, if one were made, fails as a network error (6).
+        let login = [
+            "login", "--issuer", "http://127.0.0.1:9", "--client-id", "c", "--client-secret-file", secretFile.path,
+            "--grant", "client-credentials",
+        ]
+        let refused = try vault.run(login)
+        #expect(refused.status == 8)
+        #expect(refused.stderr.contains("chmod 600 \(secretFile.path)"))
+        #expect(!refused.stderr.contains("CS-loose-file"))
+        #expect(try vault.run(login + ["--allow-insecure-permissions"]).status == 6)
     }
 
     @Test func theFlagAndTheExitCodeAreInTheHelp() throws {

@@ -18,9 +18,9 @@ import Testing
     @Test func noCommandPrintsASecretUnlessAskedTo() throws {
         let vault = try CLIVault(passphrase: Self.passphrase)
         let clientSecretFile = vault.directory.file("client-secret")
-        try Data(Self.clientSecret.utf8).write(to: clientSecretFile)
+        try writePrivateFile(Self.clientSecret, to: clientSecretFile)
         let wrong = vault.directory.file("wrong")
-        try Data((Self.wrongPassphrase + "\n").utf8).write(to: wrong)
+        try writePrivateFile(Self.wrongPassphrase + "\n", to: wrong)
         let response = String(
             decoding: try JSONSerialization.data(withJSONObject: [
                 "access_token": Self.accessToken, "token_type": "Bearer", "expires_in": 3600,

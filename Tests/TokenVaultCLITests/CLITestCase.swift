@@ -9,7 +9,7 @@ struct CLIVault {
     var unlock: [String] { ["--vault", path, "--passphrase-file", passphraseFile] }
 
     init(passphrase: String = "cli test passphrase", create: Bool = true) throws {
-        try Data((passphrase + "\n").utf8).write(to: URL(fileURLWithPath: passphraseFile))
+        try writePrivateFile(passphrase + "\n", to: URL(fileURLWithPath: passphraseFile))
         if create {
             let result = try CLIProcess.run(["init", "--kdf", "interactive"] + unlock)
             guard result.status == 0 else { throw CocoaError(.fileWriteUnknown) }

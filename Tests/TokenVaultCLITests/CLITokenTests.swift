@@ -54,7 +54,7 @@ import TokenVault
 struct CLIServerTests {
     func secretFile(_ vault: CLIVault, _ name: String, _ value: String) throws -> String {
         let url = vault.directory.file(name)
-        try Data(value.utf8).write(to: url)
+        try writePrivateFile(value, to: url)
         return url.path
     }
 

@@ -7,7 +7,7 @@ import Testing
         let vault = try CLIVault()
         #expect(try fileMode(URL(fileURLWithPath: vault.path)) == 0o600)
         let wrong = vault.directory.file("wrong")
-        try Data("nope\n".utf8).write(to: wrong)
+        try writePrivateFile("nope\n", to: wrong)
         let refused = try CLIProcess.run(["verify", "--vault", vault.path, "--passphrase-file", wrong.path])
         #expect(refused.status == 3)
         #expect(refused.stderr == "tokenvault: The passphrase or key file is wrong.\n")
@@ -45,7 +45,7 @@ import Testing
         let vault = try CLIVault()
         try vault.run(["secret", "set", "api"], input: "value-1").expectSuccess()
         let newPassphrase = vault.directory.file("new-passphrase")
-        try Data("the new one\n".utf8).write(to: newPassphrase)
+        try writePrivateFile("the new one\n", to: newPassphrase)
         try vault.run(["passwd", "--new-passphrase-file", newPassphrase.path]).expectSuccess()
         #expect(try vault.run(["secret", "list"]).status == 3)
         let withNew = ["--vault", vault.path, "--passphrase-file", newPassphrase.path]
@@ -95,9 +95,13 @@ import Testing
             command: "'\(CLIProcess.executable.path)' secret list --vault '\(vault.path)'")
         try terminal.waitFor("Passphrase for vault.db:")
         terminal.type("first wrong guess")
+        // Each answer is typed only once the prompt is back (echo is off from then on); typing on
+        // "wrong passphrase" raced the prompt on a loaded machine and the text was echoed.
         try terminal.waitFor("Wrong passphrase, try again.")
+        try terminal.waitFor("Passphrase for vault.db:", occurrences: 2)
         terminal.type("second wrong guess")
         try terminal.waitFor("Wrong passphrase, try again.", occurrences: 2)
+        try terminal.waitFor("Passphrase for vault.db:", occurrences: 3)
         terminal.type("typed at the prompt")
         let screen = try terminal.waitForExit()
         #expect(screen.contains("EXIT=0"))

@@ -121,7 +121,7 @@ struct Profile: Codable, Sendable, Equatable {
     }
 
     @Test(arguments: VaultKind.all)
-    func changeUnlockRewrapsWithoutTouchingRecords(kind: VaultKind) throws {
+    func changeUnlockRekeysEveryRecordInOneWrite(kind: VaultKind) throws {
         let vault = try kind.make(directory)
         try vault.set("kept", for: SecretKey<String>("k"))
         let before = try vault.verify()
@@ -134,7 +134,7 @@ struct Profile: Codable, Sendable, Equatable {
         try vault.unlock(.passphrase("new passphrase"))
         #expect(try vault.get(SecretKey<String>("k")) == "kept")
         let after = try vault.verify()
-        #expect(after.generation == before.generation + 1)  // one write: the slot swap
+        #expect(after.generation == before.generation + 1)  // one write: slots and records re-keyed together
         #expect(after.authenticatedRecordCount == before.authenticatedRecordCount)
         #expect(throws: VaultError.invalidArgument("the passphrase is empty")) {
             try vault.changeUnlock(from: .passphrase("new passphrase"), to: .passphrase(""))
@@ -180,7 +180,7 @@ struct Profile: Codable, Sendable, Equatable {
         #expect(report.recordCount == 9)
         #expect(report.authenticatedRecordCount == 9)
         #expect(report.generation == 11)
-        #expect(report.formatVersion == 1)
+        #expect(report.formatVersion == 2)
     }
 
     @Test(arguments: VaultKind.all)

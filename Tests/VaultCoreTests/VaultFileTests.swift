@@ -228,7 +228,7 @@ import TokenVault
         return cases
     }
 
-    /// Every blob of a key slot (id, salt, wrapped payload) cut at every offset: the slot does not
+    /// Every blob of a key slot (id, salt, wrapped private key, public key, grant) cut at every offset: the slot does not
     /// open (`invalidCredentials`, as for any tampered slot), nothing crashes, and the vault's other
     /// slot still opens it. Both slots are tried as the damaged one, so the damaged slot comes first
     /// in the vault's slot order in one of the two rounds.
@@ -256,14 +256,17 @@ import TokenVault
                 #expect(try opened.get(SecretKey<String>("k")) == "v", "\(column) cut to \(length)")
             }
         }
-        let expected = slots.reduce(0) { $0 + 16 + $1.salt.count + $1.wrapped.count }
+        let expected = slots.reduce(0) {
+            $0 + 16 + $1.salt.count + $1.wrapped.count + $1.publicKey.count + $1.grant.count
+        }
         #expect(cases == expected)
         #expect(try Vault.open(at: url, unlock: .keyFile(firstKey)).get(SecretKey<String>("k")) == "v")
     }
 
     /// The same for passphrase slots, whose salt goes to Argon2id: a cut salt used to surface as an
     /// `integrity` error from the crypto layer and stopped the search before the intact slot.
-    /// Salt and slot id at every offset; the wrapped payload at its boundaries (each case runs Argon2).
+    /// Salt and slot id at every offset; the wrapped private key, public key and grant at their
+    /// boundaries (each case runs Argon2).
     @Test func aPassphraseSlotTruncatedAtEveryOffsetDoesNotOpenAndAnIntactSlotStillDoes() throws {
         let (vault, url) = try TestVaults.onDisk(in: directory)
         try vault.set("v", for: SecretKey<String>("k"))
@@ -277,7 +280,11 @@ import TokenVault
             let (own, other) = slot.id == firstID ? (TestVaults.passphrase, second) : (second, TestVaults.passphrase)
             cases += try forEachTruncation(
                 of: slot, in: raw,
-                lengths: { count in count > 16 ? [0, 1, 23, 24, 39, 40, count / 2, count - 1] : Array(0..<count) }
+                lengths: { count in
+                    count > 16
+                        ? Array(Set([0, 1, 23, 24, 39, 40, count / 2, count - 1].filter { $0 < count })).sorted()
+                        : Array(0..<count)
+                }
             ) { column, length in
                 #expect(throws: VaultError.invalidCredentials, "\(column) cut to \(length)") {
                     try Vault.open(at: url, unlock: .passphrase(own))
@@ -286,7 +293,9 @@ import TokenVault
                 #expect(try opened.get(SecretKey<String>("k")) == "v", "\(column) cut to \(length)")
             }
         }
-        #expect(cases == 2 * (16 + 16 + 8))
+        // Slot id and salt at every offset, 8 cuts of the wrapped key and the grant, 6 of the
+        // 32-byte public key.
+        #expect(cases == 2 * (16 + 16 + 8 + 6 + 8))
     }
 
     /// The header's vault id cut at every offset: `integrity` (a damaged header), never a crash.
@@ -308,10 +317,10 @@ import TokenVault
 
     @Test func aNewerFormatIsRefused() throws {
         let (_, url) = try TestVaults.onDisk(in: directory)
-        try RawVaultFile(url).execute("UPDATE vault_header SET format_version = 2")
+        try RawVaultFile(url).execute("UPDATE vault_header SET format_version = 3")
         #expect(
             throws: VaultError.unsupportedFormat(
-                "format version 2 is newer than this library supports (1); upgrade TokenVault")
+                "format version 3 is newer than this library supports (2); upgrade TokenVault")
         ) { try Vault.open(at: url, unlock: VaultKind.unlock) }
     }
 

@@ -3,6 +3,12 @@ import TestSupport
 import Testing
 import TokenVault
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Files other users could read or write are refused, as ssh refuses a loose private key, and
 /// never silently chmod-ed; `allowsInsecurePermissions` is the explicit way round.
 @Suite struct VaultPermissionTests {
@@ -103,5 +109,31 @@ import TokenVault
         allowing.allowsInsecurePermissions = true
         let tolerant = try Vault.open(at: url, unlock: .keyFile(keyFile), configuration: allowing)
         #expect(try tolerant.get(bound) == "here only")
+    }
+
+    /// Passphrase files are secrets too: one others can access is refused before it is read.
+    @Test(arguments: looseModes)
+    func aPassphraseFileOthersCanAccessIsRefused(mode: Int) throws {
+        let file = directory.file("passphrase-\(mode)")
+        try writePrivateFile("from a file\n", to: file)
+        #expect(try Passphrase(contentsOf: file).secureBytes == Passphrase("from a file").secureBytes)
+        try setFileMode(mode, file)
+        #expect(throws: VaultError.insecurePermissions(file.path)) { try Passphrase(contentsOf: file) }
+        let allowed = try Passphrase(contentsOf: file, allowsInsecurePermissions: true)
+        #expect(allowed.secureBytes == Passphrase("from a file").secureBytes)
+        #expect(try fileMode(file) == mode)
+    }
+
+    /// A FIFO (or anything but a regular file) at the vault's path is refused at once; SQLite would
+    /// wait on it for ever.
+    @Test(.timeLimit(.minutes(1)))
+    func aVaultPathThatIsNotARegularFileIsRefusedWithoutBlocking() throws {
+        let keyFile = directory.file("vault.key")
+        try KeyFile.generate(at: keyFile)
+        let fifo = directory.file("fifo.db")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        #expect(throws: VaultError.unsupportedFormat("\(fifo.path) is not a regular file")) {
+            try Vault.open(at: fifo, unlock: .keyFile(keyFile))
+        }
     }
 }

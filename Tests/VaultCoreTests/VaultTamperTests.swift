@@ -238,8 +238,8 @@ import TokenVault
         let slotB = try #require(try rawB.keySlots().first)
         func setSlot(_ slot: RawVaultFile.KeySlot, in raw: RawVaultFile) throws {
             try raw.execute(
-                "UPDATE key_slots SET slot_id = ?, salt = ?, wrapped = ?", .blob(slot.id), .blob(slot.salt),
-                .blob(slot.wrapped))
+                "UPDATE key_slots SET slot_id = ?, salt = ?, wrapped = ?, public_key = ?, sealed_grant = ?",
+                .blob(slot.id), .blob(slot.salt), .blob(slot.wrapped), .blob(slot.publicKey), .blob(slot.grant))
         }
         try setSlot(slotB, in: rawA)
         try setSlot(slotA, in: rawB)

@@ -19,7 +19,8 @@
 //   VaultTestWorker wipe-check <vault> <key file> lock|idle 0
 //       reads items to fill the key caches, notes where every key lives, then locks the vault
 //       (`lock`) or lets the idle timeout pass on a manual clock (`idle`), and prints one line per
-//       key: `<label>: before=nonzero|zero after=nonzero|zero`. A process of its own, so no other
+//       key (the device secret and the credential token cache key included):
+//       `<label>: before=nonzero|zero after=nonzero|zero`. A process of its own, so no other
 //       test reuses the freed secure-memory blocks before they are read.
 //   VaultTestWorker write-fixture <vault> <key file> - 0
 //       writes the committed format fixture (Tests/TestSupport/Resources/Fixtures): run it only
@@ -69,12 +70,23 @@ func wipeCheck(vault url: URL, keyFile: URL, mode: String) throws {
     let clock = SteppedClock()
     let vault = try Vault.open(
         at: url, unlock: .keyFile(keyFile),
-        configuration: .init(idleTimeout: mode == "idle" ? .seconds(60) : nil, clock: clock))
-    for accessibility in [Accessibility.whenUnlocked, .afterFirstUnlock] {
+        configuration: .init(
+            idleTimeout: mode == "idle" ? .seconds(60) : nil, clock: clock,
+            deviceSecretURL: url.deletingLastPathComponent().appendingPathComponent("device.secret")))
+    for accessibility in [Accessibility.whenUnlocked, .afterFirstUnlock, .afterFirstUnlockThisDeviceOnly] {
         let key = SecretKey<String>("\(accessibility)", policy: VaultPolicy(accessibility: accessibility))
         try vault.set("value", for: key)
         _ = try vault.get(key)
     }
+    // A token loaded through the facade: its copy is sealed under the vault's token cache key.
+    try Credential.use(vault)
+    let response = try JSONSerialization.data(withJSONObject: [
+        "access_token": "wipe-check-access-token", "token_type": "Bearer", "expires_in": 3600,
+    ])
+    let context = Token.Context(issuer: URL(string: "https://issuer.example.com")!, clientID: "wipe-check")
+    let credential = try Credential.store(
+        Token(response: response, context: context), security: [.accessibility(.whenUnlocked)])
+    guard credential.token.accessToken == "wipe-check-access-token" else { throw WorkerFailure("no token") }
     let locations = vault.keyBuffersForTesting
     let before = locations.map(isNonZero)
     if mode == "idle" {
@@ -88,7 +100,26 @@ func wipeCheck(vault url: URL, keyFile: URL, mode: String) throws {
             "\(location.label): before=\(wasNonZero ? "nonzero" : "zero") after=\(isNonZero(location) ? "nonzero" : "zero")"
         )
     }
-    withExtendedLifetime(vault) {}
+    withExtendedLifetime((vault, credential)) {}
+    Credential.tokenStorage = InMemoryTokenStorage()
+}
+
+/// Re-keys the vault `rounds` times, alternating between `keyFile` and `keyFile.alt`, for the test
+/// that kills a rotation midway: the vault must open with one of the two afterwards.
+func rekey(vault url: URL, keyFile: URL, rounds: Int) throws {
+    var keys = [keyFile, URL(fileURLWithPath: keyFile.path + ".alt")]
+    let vault: Vault
+    if let opened = try? Vault.open(at: url, unlock: .keyFile(keys[0])) {
+        vault = opened
+    } else {
+        keys.reverse()
+        vault = try Vault.open(at: url, unlock: .keyFile(keys[0]))
+    }
+    for round in 0..<rounds {
+        try vault.changeUnlock(from: .keyFile(keys[0]), to: .keyFile(keys[1]))
+        keys.reverse()
+        emit("rekeyed \(round)")
+    }
 }
 
 func unsignedJWT(_ claims: [String: Any]) -> String {
@@ -112,6 +143,9 @@ func run(_ command: String, vault url: URL, keyFile: URL, name: String, count: I
         return
     case "wipe-check":
         try wipeCheck(vault: url, keyFile: keyFile, mode: name)
+        return
+    case "rekey":
+        try rekey(vault: url, keyFile: keyFile, rounds: count)
         return
     default:
         break

@@ -21,7 +21,9 @@ extension Credential {
             defer { self?.automaticRefresh.withLock { if $0?.id == id { $0 = nil } } }
             var failures = 0
             while !Task.isCancelled {
-                guard let self, let token = try? self.checked({ $0.token }) else { return }
+                // The expiry is not secret: the loop keeps its schedule while the vault is locked.
+                guard let self, !self.isRemoved else { return }
+                let token = self.redactedToken
                 let wait =
                     failures == 0
                     ? max(Self.minimumAutomaticWait, token.expiresAt.timeIntervalSinceNow - graceInterval)

@@ -19,9 +19,11 @@ extension Credential {
     /// Single flight: concurrent calls in this process make one request, and processes sharing
     /// the vault take a lease in it and re-read the token first, so they make one request too and
     /// never replay a rotated refresh token. The new token is persisted before any caller resumes.
-    /// A failure leaves storage untouched and posts `.credentialRefreshFailed`.
+    /// A failure leaves storage untouched and posts `.credentialRefreshFailed`; with the vault
+    /// locked nothing is sent.
     /// - Throws: ``CredentialError/oauth2(_:)`` (`invalid_grant` is terminal: sign in again),
-    ///   ``CredentialError/removed(_:)``, ``CredentialError/storage(_:)``.
+    ///   ``CredentialError/removed(_:)``, ``CredentialError/storage(_:)`` (``VaultError/locked``
+    ///   once locking wiped the token, ``VaultError/interactionRequired`` without a proof).
     public func refresh() async throws {
         _ = try await refresh(force: true, graceInterval: 0)
     }
@@ -31,7 +33,7 @@ extension Credential {
     /// - Parameter graceInterval: How early to refresh; ``refreshGraceInterval`` by default.
     /// - Throws: As ``refresh()``.
     public func refreshIfNeeded(graceInterval: TimeInterval = Credential.refreshGraceInterval) async throws {
-        guard Self.needsRefresh(try checked { $0.token }, graceInterval: graceInterval) else { return }
+        guard Self.needsRefresh(try tokenForRefresh(), graceInterval: graceInterval) else { return }
         _ = try await refresh(force: false, graceInterval: graceInterval)
     }
 
@@ -52,9 +54,10 @@ extension Credential {
     /// A failure (network, server) changes nothing in storage.
     /// - Parameter type: What to revoke; `.all` by default.
     /// - Throws: ``CredentialError/oauth2(_:)``, ``CredentialError/removed(_:)``,
-    ///   ``CredentialError/conflict(_:)``, ``CredentialError/storage(_:)``.
+    ///   ``CredentialError/conflict(_:)``, ``CredentialError/storage(_:)`` (``VaultError/locked``:
+    ///   nothing is sent).
     public func revoke(type: Token.RevokeType = .all) async throws {
-        _ = try checked { $0 }
+        _ = try currentToken()
         try await CredentialError.translating {
             let owner = UUID().uuidString
             try await acquireRefreshLease(owner: owner)
@@ -62,6 +65,7 @@ extension Credential {
             // Values already revoked at the server, so a retry after a conflict sends only new ones.
             var revoked: Set<[String]> = []
             for _ in 0..<Self.maximumWriteAttempts {
+                let generation = vault?.keyGeneration  // before the read: a wipe from now on counts
                 guard
                     let stored = try storage.storedToken(
                         id: id, prompt: nil, authenticationContext: authenticationContext)
@@ -74,7 +78,7 @@ extension Credential {
                     if let value { revoked.insert([kind.rawValue, value]) }
                 }
                 do {
-                    try apply(type, to: stored)
+                    try apply(type, to: stored, generation: generation)
                     return
                 } catch CredentialError.conflict {
                     continue
@@ -88,44 +92,53 @@ extension Credential {
     ///
     /// - Parameter type: Which token.
     /// - Returns: The server's answer.
-    /// - Throws: ``CredentialError/oauth2(_:)``, ``CredentialError/removed(_:)``.
+    /// - Throws: ``CredentialError/oauth2(_:)``, ``CredentialError/removed(_:)``,
+    ///   ``CredentialError/storage(_:)`` (``VaultError/locked``: nothing is sent).
     public func introspect(_ type: Token.Kind) async throws -> TokenInfo {
-        let token = try checked { $0.token }
+        let token = try currentToken()
         return try await CredentialError.translating { try await oauth2.introspect(token, type: type) }
     }
 
     /// The OIDC userinfo for the current access token.
     ///
     /// - Returns: The user's claims.
-    /// - Throws: ``CredentialError/oauth2(_:)`` (401 for an expired or revoked access token).
+    /// - Throws: ``CredentialError/oauth2(_:)`` (401 for an expired or revoked access token),
+    ///   ``CredentialError/storage(_:)`` (``VaultError/locked``: nothing is sent).
     public func userInfo() async throws -> UserInfo {
-        let token = try checked { $0.token }
+        let token = try currentToken()
         return try await CredentialError.translating { try await oauth2.userInfo(token) }
     }
 
-    /// Refreshes if needed, then sets `Authorization: <token type> <access token>`.
+    /// Refreshes if needed, then sets `Authorization: <token type> <access token>`. When the token
+    /// cannot be read (the vault is locked, or its class's keys were wiped when the unlock session
+    /// ended) it throws and leaves the request as it was.
     ///
     /// - Parameter request: The request to authorize.
     /// - Throws: As ``refreshIfNeeded(graceInterval:)``.
     public func authorize(request: inout URLRequest) async throws {
         try await refreshIfNeeded()
-        let token = try checked { $0.token }
+        let token = try currentToken()
         request.setValue("\(token.tokenType) \(token.accessToken)", forHTTPHeaderField: "Authorization")
     }
 
     /// As ``authorize(request:)``, but never throws: a failure is posted as
-    /// `.credentialRefreshFailed` (with `userInfo["error"]`), and the current token, if any, is
-    /// still set so the server's answer tells the caller what happened.
+    /// `.credentialRefreshFailed` (with `userInfo["error"]`). After a failed refresh the current
+    /// token is still set, so the server's answer tells the caller what happened; a token that
+    /// cannot be read (locked vault, missing proof, removed credential) sets no header at all.
     ///
     /// - Parameter request: The request to authorize.
     public func authorize(_ request: inout URLRequest) async {
+        var refreshFailed = false
         do {
-            try await authorize(request: &request)
+            try await refreshIfNeeded()
         } catch {
-            if case CredentialError.removed = error { postRefreshFailed(error) }  // refresh failures were posted
-            if let token = try? checked({ $0.token }) {
-                request.setValue("\(token.tokenType) \(token.accessToken)", forHTTPHeaderField: "Authorization")
-            }
+            refreshFailed = true  // refreshIfNeeded has posted it
+        }
+        do {
+            let token = try currentToken()
+            request.setValue("\(token.tokenType) \(token.accessToken)", forHTTPHeaderField: "Authorization")
+        } catch {
+            if !refreshFailed { postRefreshFailed(error) }
         }
     }
 
@@ -135,9 +148,19 @@ extension Credential {
         token.expiresAt.timeIntervalSinceNow <= graceInterval
     }
 
+    /// The token a refresh starts from; a failure to read it is posted like a failed refresh.
+    private func tokenForRefresh() throws -> Token {
+        do {
+            return try currentToken()
+        } catch {
+            postRefreshFailed(error)
+            throw error
+        }
+    }
+
     /// Joins the refresh in flight, or starts one.
     private func refresh(force: Bool, graceInterval: TimeInterval) async throws -> Token {
-        let startedFrom = try checked { $0.token }
+        let startedFrom = try tokenForRefresh()
         let flight = refreshFlight.withLock { inFlight -> Task<Token, any Error> in
             if let inFlight { return inFlight }
             let task = Task {
@@ -157,18 +180,20 @@ extension Credential {
             let owner = UUID().uuidString
             try await acquireRefreshLease(owner: owner)
             defer { try? storage.releaseRefreshLease(id: id, owner: owner) }
+            let generation = vault?.keyGeneration  // before the read: a wipe from now on counts
             guard
                 let stored = try storage.storedToken(id: id, prompt: nil, authenticationContext: authenticationContext)
             else { throw CredentialError.removed(id) }
             let changedMeanwhile = stored.token != startedFrom
             if changedMeanwhile && (force || !Self.needsRefresh(stored.token, graceInterval: graceInterval)) {
-                update(token: stored.token, metadata: stored.metadata)  // another process refreshed while we waited
+                // another process refreshed while we waited
+                update(token: stored.token, metadata: stored.metadata, generation: generation)
                 return stored.token
             }
             if !force && !Self.needsRefresh(stored.token, graceInterval: graceInterval) { return stored.token }
             let fresh = try await CredentialError.translating { try await oauth2.refresh(stored.token) }
             let written = try persistRefresh(fresh, refreshedFrom: stored)
-            update(token: written.token, metadata: written.metadata)
+            update(token: written.token, metadata: written.metadata, generation: generation)
             return written.token
         } catch {
             postRefreshFailed(error)
@@ -234,8 +259,11 @@ extension Credential {
         }
     }
 
-    /// Writes what revoking `type` leaves of `stored`, with a compare-and-swap on its version.
-    private func apply(_ type: Token.RevokeType, to stored: StoredToken) throws {
+    /// Writes what revoking `type` leaves of `stored`, with a compare-and-swap on its version, and
+    /// keeps the result if the vault's key `generation` (taken before `stored` was read) still holds.
+    private func apply(
+        _ type: Token.RevokeType, to stored: StoredToken, generation: VaultKeyGeneration?
+    ) throws {
         let kept: Token
         switch type {
         case .all, .refreshToken:
@@ -251,7 +279,7 @@ extension Credential {
             kept = stored.token.withoutDeviceSecret()
         }
         _ = try storage.replace(token: kept, metadata: stored.metadata, expectedVersion: stored.version)
-        update(token: kept, metadata: stored.metadata)
+        update(token: kept, metadata: stored.metadata, generation: generation)
     }
 
     func postRefreshFailed(_ error: any Error) {

@@ -35,9 +35,10 @@ extension Credential {
         let storage = tokenStorage
         let (_, context) = try Security.resolve(security)
         let metadata = Token.Metadata(token: token, tags: tags)
+        let generation = (storage as? VaultTokenStorage)?.vault.keyGeneration
         let becameDefault = try storage.add(token: token, metadata: metadata, security: security)
         let credential = CredentialCoordinator.shared.instance(
-            token: token, metadata: metadata, storage: storage, context: context)
+            token: token, metadata: metadata, storage: storage, context: context, generation: generation)
         if becameDefault { CredentialCoordinator.shared.postDefaultChanged(credential) }
         return credential
     }
@@ -85,17 +86,24 @@ extension Credential {
 
     /// The credential with `id`, or `nil` when no such token is stored.
     ///
+    /// An instance this process already has is returned as it is while its token can still be
+    /// read; once locking wiped it, the token is read again, with `authenticationContext` (which
+    /// then becomes the credential's context) or else the credential's own.
     /// - Parameters:
     ///   - id: The token id.
     ///   - prompt: The reason shown by a prompting context.
     ///   - authenticationContext: Proofs for an access-controlled token.
     /// - Returns: The one instance for that id.
-    /// - Throws: ``CredentialError/storage(_:)`` (``VaultError/interactionRequired`` without a proof).
+    /// - Throws: ``CredentialError/storage(_:)`` (``VaultError/interactionRequired`` without a proof,
+    ///   ``VaultError/locked`` when the vault or the token's class is locked).
     public static func with(
         id: String, prompt: String? = nil, authenticationContext: (any AuthenticationContext)? = nil
     ) throws -> Credential? {
         let storage = tokenStorage
-        if let existing = CredentialCoordinator.shared.existing(id, in: storage) { return existing }
+        if let existing = CredentialCoordinator.shared.existing(id, in: storage) {
+            try existing.ensureReadable(prompt: prompt, context: authenticationContext)
+            return existing
+        }
         guard let metadata = try storage.metadata(id: id) else { return nil }
         return try load(metadata, from: storage, prompt: prompt, context: authenticationContext)
     }
@@ -104,6 +112,8 @@ extension Credential {
     ///
     /// Filtering needs no proof. Opening each match's token may: a match that cannot be opened
     /// fails the whole call (``VaultError/interactionRequired``), never gives a shorter list.
+    /// Instances this process already has are returned as they are while their tokens can still be
+    /// read, and read again (with `authenticationContext`) once locking wiped them.
     /// - Parameters:
     ///   - expression: The filter.
     ///   - prompt: The reason shown by a prompting context.
@@ -116,7 +126,10 @@ extension Credential {
                             authenticationContext: (any AuthenticationContext)? = nil) throws -> [Credential] {
         let storage = tokenStorage
         return try storage.allMetadata().filter(expression).map { metadata in
-            if let existing = CredentialCoordinator.shared.existing(metadata.id, in: storage) { return existing }
+            if let existing = CredentialCoordinator.shared.existing(metadata.id, in: storage) {
+                try existing.ensureReadable(prompt: prompt, context: authenticationContext)
+                return existing
+            }
             return try load(metadata, from: storage, prompt: prompt, context: authenticationContext)
         }
     }
@@ -138,10 +151,11 @@ extension Credential {
         _ metadata: Token.Metadata, from storage: any TokenStorage, prompt: String?,
         context: (any AuthenticationContext)?
     ) throws -> Credential {
+        let generation = (storage as? VaultTokenStorage)?.vault.keyGeneration  // before the read
         guard
             let token = try storage.token(id: metadata.id, prompt: prompt, authenticationContext: context)
         else { throw CredentialError.notFound(metadata.id) }
         return CredentialCoordinator.shared.instance(
-            token: token, metadata: metadata, storage: storage, context: context)
+            token: token, metadata: metadata, storage: storage, context: context, generation: generation)
     }
 }

@@ -5,7 +5,7 @@ extension Credential: CustomReflectable {
         Mirror(
             self,
             children: [
-                "id": id, "token": token, "tagNames": tags.keys.sorted(), "isRemoved": isRemoved,
+                "id": id, "token": tokenWithoutReading, "tagNames": tags.keys.sorted(), "isRemoved": isRemoved,
             ], displayStyle: .class)
     }
 }

@@ -15,8 +15,15 @@ import VaultCore
 /// ```
 public final class Credential: Sendable, Identifiable, Equatable {
     struct State {
-        var token: Token
+        /// The token as last read, or `nil` once the keys it was read with were wiped.
+        var held: HeldToken?
+        /// Bumped whenever ``held`` is replaced, so a slow read never overwrites a newer token.
+        var heldVersion: UInt64 = 0
+        /// The token without its secrets: what ``token`` gives when the token cannot be read.
+        var redacted: Token
         var metadata: Token.Metadata
+        /// The context for reading the token back in this process (the last one given).
+        var context: (any AuthenticationContext)?
         var removed = false
     }
 
@@ -24,8 +31,9 @@ public final class Credential: Sendable, Identifiable, Equatable {
     public let id: String
     /// The storage the token lives in.
     let storage: any TokenStorage
-    /// The context for reading the token back in this process.
-    let authenticationContext: (any AuthenticationContext)?
+    /// The vault behind ``storage``, if it is one: its key generations decide how long a read
+    /// token may be kept.
+    let vault: Vault?
     /// The client for the token's issuer and client id.
     public let oauth2: OAuth2Client
     private let state: Locked<State>
@@ -36,23 +44,49 @@ public final class Credential: Sendable, Identifiable, Equatable {
 
     init(
         token: Token, metadata: Token.Metadata, storage: any TokenStorage, context: (any AuthenticationContext)?,
-        requestTimeout: TimeInterval
+        generation: VaultKeyGeneration?, requestTimeout: TimeInterval
     ) {
         id = token.id
         self.storage = storage
-        authenticationContext = context
+        vault = (storage as? VaultTokenStorage)?.vault
         oauth2 = OAuth2Client(
             issuer: token.context.issuer, clientID: token.context.clientID, clientSecret: token.context.clientSecret,
             scopes: token.context.scopes, requestTimeout: requestTimeout)
-        state = Locked(State(token: token, metadata: metadata))
+        state = Locked(
+            State(
+                held: HeldToken(token, vault: vault, generation: generation), redacted: token.withoutSecrets(),
+                metadata: metadata, context: context))
     }
 
     deinit {
         automaticRefresh.withLock { $0?.task.cancel() }
     }
 
-    /// The current token.
-    public var token: Token { state.withLock { $0.token } }
+    /// The current token, or, when it cannot be read now, the same token without its secrets.
+    ///
+    /// A token read from a vault is kept only as long as the keys it was read with: ``Vault/lock()``
+    /// wipes every kept copy, and so does the end of the unlock session (idle or absolute timeout).
+    /// The next use reads the token from the vault again, asking the credential's authentication
+    /// context for a proof if the token is access-controlled. When that read fails (the vault is
+    /// locked, a `whenUnlocked` class outlived its session, no proof), this property gives the token
+    /// with an empty `accessToken` and no refresh token, ID token, device secret or client secret;
+    /// its id, type, expiry, scope, issuer and client id stay. It never throws, so call
+    /// ``currentToken()`` to learn why, and ``authorize(request:)`` to use the token: both throw.
+    /// A removed credential gives its last token while its keys are held.
+    public var token: Token {
+        if let token = try? currentToken(prompt: nil, context: nil) { return token }
+        return heldToken() ?? state.withLock { $0.redacted }
+    }
+
+    /// The current token, read from storage again when the kept copy was wiped.
+    ///
+    /// - Returns: The token with all its secrets.
+    /// - Throws: ``CredentialError/storage(_:)`` with ``VaultError/locked`` when the vault (or the
+    ///   token's class) is locked, ``VaultError/interactionRequired`` when an access-controlled
+    ///   token needs a proof the credential's context cannot give; ``CredentialError/removed(_:)``.
+    public func currentToken() throws -> Token {
+        try currentToken(prompt: nil, context: nil)
+    }
 
     /// The app's tags.
     public var tags: [String: String] { state.withLock { $0.metadata.tags } }
@@ -111,10 +145,67 @@ public final class Credential: Sendable, Identifiable, Equatable {
     /// Identity: one instance per id.
     public static func == (lhs: Credential, rhs: Credential) -> Bool { lhs === rhs }
 
-    /// Replaces the in-memory token and metadata (after a refresh was persisted).
-    func update(token: Token, metadata: Token.Metadata) {
+    /// The token, kept again if the kept copy was wiped: read from storage with `context` (or the
+    /// credential's own), which becomes the credential's context when given.
+    func currentToken(prompt: String?, context given: (any AuthenticationContext)?) throws -> Token {
+        let (removed, version, context) = state.withLock { ($0.removed, $0.heldVersion, given ?? $0.context) }
+        guard !removed else { throw CredentialError.removed(id) }
+        if let token = heldToken() { return token }
+        let generation = vault?.keyGeneration  // before the read: a wipe during it then counts
+        guard let token = try storage.token(id: id, prompt: prompt, authenticationContext: context) else {
+            throw CredentialError.removed(id)
+        }
+        let held = HeldToken(token, vault: vault, generation: generation)
         state.withLock { state in
-            state.token = token
+            if let given { state.context = given }
+            guard state.heldVersion == version else { return }  // a refresh kept a newer token meanwhile
+            state.held = held
+            state.heldVersion += 1
+            state.redacted = token.withoutSecrets()
+        }
+        return token
+    }
+
+    /// Makes sure the token can be read now, reading it again (with `context`) if its copy was
+    /// wiped; cheap when the copy is still readable.
+    func ensureReadable(prompt: String?, context: (any AuthenticationContext)?) throws {
+        let held = try checked { $0.held }
+        if let held, held.isReadable(in: vault) { return }
+        _ = try currentToken(prompt: prompt, context: context)
+    }
+
+    /// The kept token if its keys are still held; a copy found unreadable is dropped.
+    private func heldToken() -> Token? {
+        let (held, version) = state.withLock { ($0.held, $0.heldVersion) }
+        guard let held else { return nil }
+        if let token = held.token(in: vault) { return token }
+        state.withLock { state in
+            if state.heldVersion == version { state.held = nil }
+        }
+        return nil
+    }
+
+    /// The token as ``token`` would give it, without reading storage (for mirrors).
+    var tokenWithoutReading: Token {
+        heldToken() ?? state.withLock { $0.redacted }
+    }
+
+    /// The token's id, type and expiry (its secrets left out); never reads storage.
+    var redactedToken: Token { state.withLock { $0.redacted } }
+
+    /// The context for reading the token back.
+    var authenticationContext: (any AuthenticationContext)? { state.withLock { $0.context } }
+
+    /// Keeps a token that storage now holds (after a refresh was persisted), with its metadata.
+    ///
+    /// - Parameter generation: The vault's key generation taken before storage was read or written
+    ///   for it; if it has ended, the token is not kept.
+    func update(token: Token, metadata: Token.Metadata, generation: VaultKeyGeneration?) {
+        let held = HeldToken(token, vault: vault, generation: generation)
+        state.withLock { state in
+            state.held = held
+            state.heldVersion += 1
+            state.redacted = token.withoutSecrets()
             state.metadata = metadata
         }
     }

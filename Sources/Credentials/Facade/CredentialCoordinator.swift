@@ -54,15 +54,19 @@ final class CredentialCoordinator: Sendable {
     }
 
     /// The one instance for a token: the existing one, or a new one registered now.
+    ///
+    /// - Parameter generation: The vault's key generation taken before `token` was read or
+    ///   stored (`nil` for a storage without a vault).
     func instance(
-        token: Token, metadata: Token.Metadata, storage: any TokenStorage, context: (any AuthenticationContext)?
+        token: Token, metadata: Token.Metadata, storage: any TokenStorage, context: (any AuthenticationContext)?,
+        generation: VaultKeyGeneration?
     ) -> Credential {
         state.withLock { state in
             if let credential = state.instances[token.id], credential.storage as AnyObject === storage as AnyObject {
                 return credential
             }
             let credential = Credential(
-                token: token, metadata: metadata, storage: storage, context: context,
+                token: token, metadata: metadata, storage: storage, context: context, generation: generation,
                 requestTimeout: state.requestTimeout)
             if state.storage as AnyObject === storage as AnyObject { state.instances[token.id] = credential }
             return credential

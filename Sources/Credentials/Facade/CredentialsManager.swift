@@ -29,7 +29,7 @@ public final class CredentialsManager: Sendable {
 
     /// Whether the stored credentials can be renewed (they have a refresh token).
     public func canRenew() -> Bool {
-        (try? managed())??.token.refreshToken != nil
+        (try? managed()?.currentToken())?.refreshToken != nil
     }
 
     /// Whether credentials are stored whose access token is valid for at least `minTTL` seconds.
@@ -37,7 +37,7 @@ public final class CredentialsManager: Sendable {
     /// - Parameter minTTL: The minimum remaining lifetime, in seconds.
     /// - Returns: `true` when they are.
     public func hasValid(minTTL: Int = 0) -> Bool {
-        guard let token = (try? managed())??.token else { return false }
+        guard let token = try? managed()?.currentToken() else { return false }
         return token.expiresAt.timeIntervalSinceNow > TimeInterval(minTTL)
     }
 
@@ -46,15 +46,17 @@ public final class CredentialsManager: Sendable {
     ///
     /// - Parameter minTTL: The minimum remaining lifetime, in seconds.
     /// - Returns: Valid credentials.
-    /// - Throws: ``CredentialError/notFound(_:)`` when none are stored,
+    /// - Throws: ``CredentialError/notFound(_:)`` when none are stored, ``CredentialError/storage(_:)``
+    ///   (``VaultError/locked`` when locking wiped them),
     ///   ``CredentialError/oauth2(_:)`` when renewal fails (`missingToken` without a refresh token),
     ///   ``CredentialError/minTTLTooLarge(_:)`` when even fresh tokens live shorter than `minTTL`.
     public func credentials(minTTL: Int = 0) async throws -> Token {
         guard let credential = try managed() else { throw CredentialError.notFound("managed credentials \(name)") }
-        if credential.token.expiresAt.timeIntervalSinceNow > TimeInterval(minTTL) { return credential.token }
-        guard credential.token.refreshToken != nil else { throw CredentialError.oauth2(.missingToken(.refreshToken)) }
+        let current = try credential.currentToken()
+        if current.expiresAt.timeIntervalSinceNow > TimeInterval(minTTL) { return current }
+        guard current.refreshToken != nil else { throw CredentialError.oauth2(.missingToken(.refreshToken)) }
         try await credential.refreshIfNeeded(graceInterval: TimeInterval(minTTL))
-        let token = credential.token
+        let token = try credential.currentToken()
         guard token.expiresAt.timeIntervalSinceNow > TimeInterval(minTTL) else {
             throw CredentialError.minTTLTooLarge(minTTL)
         }

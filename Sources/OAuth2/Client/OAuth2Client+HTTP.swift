@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -37,13 +38,19 @@ extension OAuth2Client {
 
     /// Sends a request; transport failures become ``OAuth2Error/network(_:)`` and non-2xx answers
     /// become ``OAuth2Error/server(error:description:statusCode:)`` (an RFC 6749 §5.2 body, or a
-    /// `WWW-Authenticate` error) or ``OAuth2Error/unexpectedStatus(_:)``.
+    /// `WWW-Authenticate` error) or ``OAuth2Error/unexpectedStatus(_:)``. A URL the transport
+    /// policy does not permit is refused before anything is sent
+    /// (``OAuth2Error/insecureTransport(_:)``), and a redirect is followed only within the origin
+    /// (``OAuth2Error/redirectRefused(_:)``).
     private func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        guard let url = request.url else { throw OAuth2Error.insecureTransport("a request without a URL") }
+        try transportPolicy.check(url, as: "the URL")
+        let redirects = RedirectGuard(origin: url, policy: transportPolicy)
         let data: Data
         let response: URLResponse
         do {
             (data, response) = try await withDeadline(seconds: request.timeoutInterval) {
-                try await self.session.data(for: request)
+                try await self.data(for: request, delegate: redirects)
             }
         } catch let error as OAuth2Error {
             throw error
@@ -55,6 +62,7 @@ extension OAuth2Client {
         guard let http = response as? HTTPURLResponse else {
             throw OAuth2Error.invalidResponse("not an HTTP response")
         }
+        if let refusal = redirects.refusal { throw refusal }
         guard (200..<300).contains(http.statusCode) else {
             if case .object(let json)? = try? JSONDecoder().decode(JSONValue.self, from: data),
                 let error = json["error"]?.stringValue
@@ -70,6 +78,32 @@ extension OAuth2Client {
             throw OAuth2Error.unexpectedStatus(http.statusCode)
         }
         return (data, http)
+    }
+
+    /// `session.data(for:)` with `delegate` as the task's delegate. `data(for:delegate:)` would say
+    /// the same, but FoundationNetworking ignores that delegate for redirects (and follows them);
+    /// a data task whose `delegate` is set is asked on Linux and Darwin alike.
+    private func data(for request: URLRequest, delegate: RedirectGuard) async throws -> (Data, URLResponse) {
+        let started = Locked<URLSessionDataTask?>(nil)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let task = session.dataTask(with: request) { data, response, error in
+                    if let error {
+                        continuation.resume(throwing: error)
+                    } else if let response {
+                        continuation.resume(returning: (data ?? Data(), response))
+                    } else {
+                        continuation.resume(throwing: URLError(.badServerResponse))
+                    }
+                }
+                task.delegate = delegate
+                started.withLock { $0 = task }
+                task.resume()
+                if Task.isCancelled { task.cancel() }
+            }
+        } onCancel: {
+            started.withLock { $0?.cancel() }
+        }
     }
 
     /// Runs `body`, failing with a timeout once `seconds` pass: URLSession on Linux does not

@@ -8,9 +8,12 @@ import VaultCrypto
 
 /// An OAuth 2.0 / OpenID Connect client for one issuer and one client id, on URLSession.
 ///
-/// Endpoints come from discovery (OIDC merged with RFC 8414, fetched once and cached). Public
-/// clients send `client_id` in the body; confidential ones authenticate with HTTP Basic (or in the
-/// body, see ``ClientAuthentication``). Every failure is an ``OAuth2Error``.
+/// Endpoints come from discovery (OIDC merged with RFC 8414, fetched once and cached), and are
+/// used only when each document names exactly the configured issuer. Every URL must be `https`
+/// unless it is a loopback address (see ``TransportPolicy``), and a redirect is followed only within
+/// the origin it came from. Public clients send `client_id` in the body; confidential ones
+/// authenticate with HTTP Basic (or in the body, see ``ClientAuthentication``). Every failure is an
+/// ``OAuth2Error``.
 public final class OAuth2Client: Sendable {
     /// The issuer.
     public let issuer: URL
@@ -24,6 +27,8 @@ public final class OAuth2Client: Sendable {
     public let clientAuthentication: ClientAuthentication
     /// How long one request may take before it fails with ``OAuth2Error/network(_:)``.
     public let requestTimeout: TimeInterval
+    /// Which URLs requests may go to: `https`, or `http` to a loopback address, by default.
+    public let transportPolicy: TransportPolicy
     let session: URLSession
     private let discovered = Locked<OpenIDConfiguration?>(nil)
 
@@ -37,10 +42,14 @@ public final class OAuth2Client: Sendable {
     ///   - session: The URL session.
     ///   - clientAuthentication: How a confidential client authenticates; HTTP Basic by default.
     ///   - requestTimeout: How long one request may take; 30 s by default.
+    ///   - transportPolicy: Which URLs requests may go to; ``TransportPolicy/httpsExceptLoopback``
+    ///     by default. An issuer the policy does not permit fails the first request with
+    ///     ``OAuth2Error/insecureTransport(_:)``.
     public init(
         issuer: URL, clientID: String, clientSecret: String? = nil, scopes: [String] = [],
         session: URLSession = .shared,
-        clientAuthentication: ClientAuthentication = .basic, requestTimeout: TimeInterval = 30
+        clientAuthentication: ClientAuthentication = .basic, requestTimeout: TimeInterval = 30,
+        transportPolicy: TransportPolicy = .httpsExceptLoopback
     ) {
         self.issuer = issuer
         self.clientID = clientID
@@ -49,6 +58,7 @@ public final class OAuth2Client: Sendable {
         self.session = session
         self.clientAuthentication = clientAuthentication
         self.requestTimeout = requestTimeout
+        self.transportPolicy = transportPolicy
     }
 
     /// A client for the issuer and client a token was issued by and to.
@@ -56,10 +66,14 @@ public final class OAuth2Client: Sendable {
     /// - Parameters:
     ///   - context: The token's context.
     ///   - session: The URL session.
-    public convenience init(context: Token.Context, session: URLSession = .shared) {
+    ///   - transportPolicy: Which URLs requests may go to; `https`, or `http` to a loopback
+    ///     address, by default.
+    public convenience init(
+        context: Token.Context, session: URLSession = .shared, transportPolicy: TransportPolicy = .httpsExceptLoopback
+    ) {
         self.init(
             issuer: context.issuer, clientID: context.clientID, clientSecret: context.clientSecret,
-            scopes: context.scopes, session: session)
+            scopes: context.scopes, session: session, transportPolicy: transportPolicy)
     }
 
     /// The context tokens from this client carry.
@@ -72,16 +86,27 @@ public final class OAuth2Client: Sendable {
     /// The server's metadata: OIDC discovery merged with RFC 8414 metadata (which often lists the
     /// revocation and introspection endpoints OIDC discovery omits). Fetched once, then cached.
     ///
+    /// Each document must name exactly the configured issuer, and every endpoint in it must be a
+    /// URL the ``transportPolicy`` permits; otherwise none of its endpoints is used.
+    ///
     /// - Returns: The merged metadata.
-    /// - Throws: ``OAuth2Error/network(_:)`` or ``OAuth2Error/invalidResponse(_:)`` when neither
-    ///   document can be had.
+    /// - Throws: ``OAuth2Error/insecureTransport(_:)`` for an issuer or endpoint that is not
+    ///   `https` (nor `http` to a loopback address), ``OAuth2Error/issuerMismatch(expected:received:)``
+    ///   for a document about another issuer, ``OAuth2Error/network(_:)`` or
+    ///   ``OAuth2Error/invalidResponse(_:)`` when neither document can be had.
     public func openIDConfiguration() async throws -> OpenIDConfiguration {
         if let cached = discovered.withLock({ $0 }) { return cached }
+        try transportPolicy.check(issuer, as: "the issuer")
         async let oidc = discoveryDocument(openIDConfigurationURL)
         async let rfc8414 = discoveryDocument(authorizationServerMetadataURL)
         let (primary, secondary) = (await oidc, await rfc8414)
         if case .failure(let error) = primary, case .failure = secondary { throw error }
-        let merged = OpenIDConfiguration.merging(try? primary.get(), try? secondary.get())
+        // A document that answered is checked even when the other one failed: one naming another
+        // issuer, or pointing at plain-http endpoints, is an error, never silently skipped.
+        let documents = try [primary, secondary].map { result in
+            try (try? result.get()).map { try OpenIDConfiguration.checked($0, issuer: issuer, policy: transportPolicy) }
+        }
+        let merged = OpenIDConfiguration.merging(documents[0], documents[1])
         guard merged.tokenEndpoint != nil else {
             throw OAuth2Error.invalidResponse("the discovery documents name no token_endpoint")
         }

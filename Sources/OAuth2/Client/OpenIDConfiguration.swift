@@ -47,6 +47,40 @@ public struct OpenIDConfiguration: Sendable, Hashable {
         return values.compactMap(\.stringValue)
     }
 
+    /// `document` if it is about `issuer` and its endpoints are fit to send requests to.
+    ///
+    /// The `issuer` field must be identical to the configured issuer, character for character
+    /// (RFC 8414 §3.3, OIDC Discovery §4.3): no trailing-slash or case leniency, since a document
+    /// fetched through a redirect, a proxy or a shared host could otherwise speak for another issuer.
+    /// Every `*_endpoint` field and `jwks_uri` must be a URL `policy` permits.
+    ///
+    /// - Parameters:
+    ///   - document: One discovery document's fields.
+    ///   - issuer: The configured issuer.
+    ///   - policy: Which URLs requests may go to.
+    /// - Returns: `document`.
+    /// - Throws: ``OAuth2Error/issuerMismatch(expected:received:)`` or
+    ///   ``OAuth2Error/insecureTransport(_:)`` naming the field.
+    static func checked(
+        _ document: [String: JSONValue], issuer: URL, policy: OAuth2Client.TransportPolicy
+    ) throws -> [String: JSONValue] {
+        let named = document["issuer"]?.stringValue
+        guard named == issuer.absoluteString else {
+            // The received value is shown only when it is a URL with a host, as URL spells it (no
+            // spaces or control characters from the server end up in a log line).
+            let received = named.flatMap(URL.init(string:)).flatMap { $0.scheme != nil && $0.host != nil ? $0 : nil }
+            throw OAuth2Error.issuerMismatch(expected: issuer.absoluteString, received: received?.absoluteString)
+        }
+        for (field, value) in document.sorted(by: { $0.key < $1.key })
+        where field.hasSuffix("_endpoint") || field == "jwks_uri" {
+            guard let text = value.stringValue, let url = URL(string: text) else {
+                throw OAuth2Error.invalidResponse("the discovery document's \(field) is not a URL")
+            }
+            try policy.check(url, as: field)
+        }
+        return document
+    }
+
     /// `primary`'s fields, with `secondary`'s filling the gaps.
     static func merging(_ primary: [String: JSONValue]?, _ secondary: [String: JSONValue]?) -> OpenIDConfiguration {
         OpenIDConfiguration(fields: (secondary ?? [:]).merging(primary ?? [:]) { _, preferred in preferred })

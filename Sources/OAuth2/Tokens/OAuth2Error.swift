@@ -16,6 +16,15 @@ public enum OAuth2Error: Error, Equatable, Sendable, LocalizedError {
     case unexpectedStatus(Int)
     /// A token or JWT that cannot be decoded.
     case invalidToken(String)
+    /// A URL the client was to send a request to (the issuer, an endpoint from discovery, a
+    /// redirect's target) is not `https` and not a loopback address; nothing was sent to it.
+    case insecureTransport(String)
+    /// A discovery document names an issuer other than the configured one (RFC 8414 §3.3, OIDC
+    /// Discovery §4.3): its endpoints are not used.
+    case issuerMismatch(expected: String, received: String?)
+    /// The server redirected a request to another origin; the request, which may carry the client
+    /// secret or a token, was not repeated there.
+    case redirectRefused(String)
 
     public var errorDescription: String? {
         switch self {
@@ -27,6 +36,14 @@ public enum OAuth2Error: Error, Equatable, Sendable, LocalizedError {
         case .invalidResponse(let detail): "Invalid server response: \(detail)."
         case .unexpectedStatus(let status): "The server answered with HTTP status \(status)."
         case .invalidToken(let detail): "Invalid token: \(detail)."
+        case .insecureTransport(let detail):
+            "Refused to use \(detail): only https is allowed, and http only to a loopback address."
+        case .issuerMismatch(let expected, let received?):
+            "The discovery document is about the issuer \"\(received)\", not the configured issuer \"\(expected)\" "
+                + "(the two must be identical)."
+        case .issuerMismatch(let expected, nil):
+            "The discovery document names no issuer URL; the configured issuer is \"\(expected)\"."
+        case .redirectRefused(let detail): "The server redirected the request to \(detail); it was not followed."
         }
     }
 }

@@ -82,17 +82,24 @@ public struct Token: Codable, Sendable, Equatable, CustomStringConvertible, Cust
     /// When the access token expires.
     public var expiresAt: Date { issuedAt.addingTimeInterval(expiresIn) }
 
+    /// The token types a response may carry, spelled as registered (RFC 6750, RFC 9449): the
+    /// decoded ``tokenType`` is always one of these.
+    public static let knownTokenTypes = ["Bearer", "DPoP"]
+
     /// Decodes an OAuth 2.0 token endpoint response (RFC 6749 §5.1).
     ///
     /// `expires_in` may be a number or a numeric string; when absent, the access token's own
     /// `exp` is used if it is a JWT, else the lifetime is unknown and taken as zero (so the token
-    /// counts as expired and is refreshed before use).
+    /// counts as expired and is refreshed before use). `token_type` must be `Bearer` or `DPoP` in
+    /// any case (it is stored as registered), and `access_token` printable ASCII (RFC 6749 A.12):
+    /// both end up in an `Authorization` header, where nothing from the server may add a line.
     /// - Parameters:
     ///   - response: The response body.
     ///   - context: The issuer and client the token is for.
     ///   - issuedAt: When the response was received.
     /// - Throws: ``OAuth2Error/server(error:description:statusCode:)`` for an error body,
-    ///   ``OAuth2Error/invalidResponse(_:)`` for anything that is not a token response,
+    ///   ``OAuth2Error/invalidResponse(_:)`` for anything that is not a token response (an
+    ///   unknown `token_type`, an `access_token` with control characters),
     ///   ``OAuth2Error/invalidToken(_:)`` for a malformed ID token.
     public init(response: Data, context: Context, issuedAt: Date = Date()) throws {
         guard case .object(let json)? = try? JSONDecoder().decode(JSONValue.self, from: response) else {
@@ -105,8 +112,16 @@ public struct Token: Codable, Sendable, Equatable, CustomStringConvertible, Cust
         guard let accessToken = json["access_token"]?.stringValue, !accessToken.isEmpty else {
             throw OAuth2Error.invalidResponse("the token response has no access_token")
         }
+        // Both go into an Authorization header: a CR or LF from the server would let it add headers
+        // (or a request) to every call the app authorizes.
+        guard accessToken.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) else {
+            throw OAuth2Error.invalidResponse("the access_token has characters outside printable ASCII")
+        }
         guard let tokenType = json["token_type"]?.stringValue else {
             throw OAuth2Error.invalidResponse("the token response has no token_type")
+        }
+        guard let knownType = Self.knownTokenTypes.first(where: { $0.lowercased() == tokenType.lowercased() }) else {
+            throw OAuth2Error.invalidResponse("the token_type is not Bearer or DPoP")
         }
         let lifetime: TimeInterval
         switch json["expires_in"] {
@@ -123,7 +138,7 @@ public struct Token: Codable, Sendable, Equatable, CustomStringConvertible, Cust
         default: throw OAuth2Error.invalidResponse("expires_in is not a number")
         }
         self.init(
-            id: UUID().uuidString, tokenType: tokenType, accessToken: accessToken,
+            id: UUID().uuidString, tokenType: knownType, accessToken: accessToken,
             refreshToken: json["refresh_token"]?.stringValue,
             idToken: try json["id_token"]?.stringValue.map(JWT.init),
             deviceSecret: json["device_secret"]?.stringValue,

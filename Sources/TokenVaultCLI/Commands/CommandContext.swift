@@ -36,7 +36,7 @@ struct CommandContext: Sendable {
             return try Passphrase(readingLineFrom: descriptor)
         }
         if let file = arguments.value("passphrase-file") {
-            return try Passphrase(contentsOf: URL(fileURLWithPath: file))
+            return try passphrase(fromFile: file)
         }
         if let text = environment["TOKENVAULT_PASSPHRASE"], !text.isEmpty {
             return Passphrase(text)
@@ -44,27 +44,34 @@ struct CommandContext: Sendable {
         return nil
     }
 
-    /// Unlock material for a new vault or slot: the given passphrase, or one asked twice.
-    func newUnlock(passphraseFile: String?, keyFile: URL?, passphrase wanted: Bool) throws -> VaultUnlock {
-        var passphrase: Passphrase?
-        if wanted {
-            if let passphraseFile {
-                passphrase = try Passphrase(contentsOf: URL(fileURLWithPath: passphraseFile))
-            } else if let given = try givenPassphrase() {
-                passphrase = given
-            } else {
-                let first = try TerminalPrompt.readSecret("New passphrase: ")
-                let second = try TerminalPrompt.readSecret("Repeat the passphrase: ")
-                guard first.secureBytes == second.secureBytes else { throw UsageError("the passphrases differ") }
-                passphrase = first
-            }
-        }
-        switch (passphrase, keyFile) {
+    /// A passphrase file, refused (exit 8) when others may access it unless
+    /// `--allow-insecure-permissions` is given, as key files are.
+    func passphrase(fromFile path: String) throws -> Passphrase {
+        try Passphrase(
+            contentsOf: URL(fileURLWithPath: path),
+            allowsInsecurePermissions: arguments.has("allow-insecure-permissions"))
+    }
+
+    /// Unlock material for a new vault or slot: its passphrase (given or asked) and key file.
+    func newUnlock(_ source: NewPassphrase, keyFile: URL?) throws -> VaultUnlock {
+        switch (try source.read(), keyFile) {
         case (let passphrase?, let keyFile?): return .composite(passphrase: passphrase, keyFile: keyFile)
         case (let passphrase?, nil): return .passphrase(passphrase)
         case (nil, let keyFile?): return .keyFile(keyFile)
         case (nil, nil): throw UsageError("a vault needs a passphrase, a key file, or both")
         }
+    }
+
+    /// The passphrase of a new key slot (`passwd`, `keyslot add`): from `--new-passphrase-file`,
+    /// else asked on the terminal. The current passphrase (`--passphrase-file`, `--passphrase-fd`,
+    /// `TOKENVAULT_PASSPHRASE`) only opens the vault and is never taken as the new one.
+    ///
+    /// - Parameters:
+    ///   - wanted: Whether the new slot has a passphrase at all.
+    ///   - sources: What to suggest when there is no terminal to ask.
+    func newSlotPassphrase(wanted: Bool, sources: String = "--new-passphrase-file") throws -> NewPassphrase {
+        let given = try arguments.value("new-passphrase-file").map(passphrase(fromFile:))
+        return try NewPassphrase(given: given, wanted: wanted, sources: sources)
     }
 
     /// Opens the vault: with the given passphrase or key file, else asking on the terminal (three

@@ -10,7 +10,7 @@ enum CommandTable {
         .flag("json", "print data as JSON"),
         .flag(
             "allow-insecure-permissions",
-            "open a vault, key file or device secret that other users can access (else refused, exit 8)"),
+            "use a vault, key, passphrase or secret file that other users can access (else refused, exit 8)"),
     ]
 
     static let tokenOptions: [OptionSpec] = [

@@ -25,7 +25,7 @@ enum TokenCommands {
                 throw UsageError("--grant password needs --username")
             }
             let password =
-                try arguments.value("password-file").map { try Passphrase(contentsOf: URL(fileURLWithPath: $0)) }
+                try arguments.value("password-file").map(context.passphrase(fromFile:))
                 ?? TerminalPrompt.readSecret("Password for \(username): ")
             // The grant sends the password in a form body, so it has to become a String here.
             let text = password.secureBytes.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
@@ -80,7 +80,7 @@ enum TokenCommands {
         let reference = try arguments.positional(0, "a credential id or 'default'")
         _ = try context.openVault()
         let credential = try context.credential(reference)
-        let token = credential.token
+        let token = try credential.currentToken()
         var fields = describe(
             credential.metadata, isDefault: try visibleDefaultID() == credential.id)
         fields["tokenType"] = token.tokenType
@@ -103,7 +103,7 @@ enum TokenCommands {
         _ = try context.openVault()
         let credential = try context.credential(arguments.positionals.first ?? "default")
         try await credential.refreshIfNeeded()
-        context.console.out(credential.token.accessToken)
+        context.console.out(try credential.currentToken().accessToken)
     }
 
     static func setDefault(_ arguments: ParsedArguments, _ context: CommandContext) async throws {
@@ -182,11 +182,14 @@ enum TokenCommands {
             issuer: issuer, clientID: clientID, clientSecret: try clientSecret(arguments), scopes: scopes)
     }
 
+    /// The client secret file's contents, refused (exit 8) when others may access the file unless
+    /// `--allow-insecure-permissions` is given, as key files are.
     private static func clientSecret(_ arguments: ParsedArguments) throws -> String? {
         try arguments.value("client-secret-file").map {
-            try Passphrase(contentsOf: URL(fileURLWithPath: $0)).secureBytes.withUnsafeBytes {
-                String(decoding: $0, as: UTF8.self)
-            }
+            try Passphrase(
+                contentsOf: URL(fileURLWithPath: $0),
+                allowsInsecurePermissions: arguments.has("allow-insecure-permissions")
+            ).secureBytes.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
         }
     }
 

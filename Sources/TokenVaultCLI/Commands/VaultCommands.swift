@@ -10,8 +10,10 @@ enum VaultCommands {
             try KeyFile.generate(at: keyFile)
             context.console.error("Created key file \(keyFile.path) (mode 0600): keep it away from the vault.")
         }
-        let unlock = try context.newUnlock(
-            passphraseFile: nil, keyFile: keyFile, passphrase: !arguments.has("no-passphrase"))
+        let passphrase = try NewPassphrase(
+            given: try context.givenPassphrase(), wanted: !arguments.has("no-passphrase"),
+            sources: "--passphrase-file, --passphrase-fd or TOKENVAULT_PASSPHRASE")
+        let unlock = try context.newUnlock(passphrase, keyFile: keyFile)
         let kdf = try keyDerivation(arguments.value("kdf") ?? "moderate")
         if kdf == .sensitive { context.console.progress("Deriving the key (Argon2id SENSITIVE, a few seconds)...") }
         _ = try Vault.create(at: url, unlock: unlock, keyDerivation: kdf, configuration: context.configuration)
@@ -23,24 +25,24 @@ enum VaultCommands {
     }
 
     static func changePassphrase(_ arguments: ParsedArguments, _ context: CommandContext) async throws {
+        let passphrase = try context.newSlotPassphrase(wanted: !arguments.has("no-passphrase"))
         let (vault, current) = try context.openVault()
         let newKeyFile = arguments.value("new-key-file").map(URL.init(fileURLWithPath:))
-        let new = try context.newUnlock(
-            passphraseFile: arguments.value("new-passphrase-file"), keyFile: newKeyFile,
-            passphrase: !arguments.has("no-passphrase"))
+        let new = try context.newUnlock(passphrase, keyFile: newKeyFile)
         try vault.changeUnlock(from: current, to: new)
         context.console.out("Changed the unlock of \(context.vaultURL.path)")
     }
 
     static func addKeySlot(_ arguments: ParsedArguments, _ context: CommandContext) async throws {
-        let (vault, _) = try context.openVault()
         let newKeyFile = arguments.value("new-key-file").map(URL.init(fileURLWithPath:))
+        let passphrase = try context.newSlotPassphrase(
+            wanted: newKeyFile == nil || arguments.value("new-passphrase-file") != nil,
+            sources: "--new-passphrase-file, or --new-key-file for a key-file slot")
+        let (vault, _) = try context.openVault()
         if let newKeyFile, !FileManager.default.fileExists(atPath: newKeyFile.path) {
             try KeyFile.generate(at: newKeyFile)
         }
-        let unlock = try context.newUnlock(
-            passphraseFile: arguments.value("new-passphrase-file"), keyFile: newKeyFile,
-            passphrase: newKeyFile == nil || arguments.value("new-passphrase-file") != nil)
+        let unlock = try context.newUnlock(passphrase, keyFile: newKeyFile)
         let groups = arguments.all("access-group")
         try vault.addUnlock(
             unlock, keyDerivation: try keyDerivation(arguments.value("kdf") ?? "moderate"),
@@ -63,9 +65,7 @@ enum VaultCommands {
     static func removeKeySlot(_ arguments: ParsedArguments, _ context: CommandContext) async throws {
         let (vault, _) = try context.openVault()
         let slotKeyFile = arguments.value("slot-key-file").map(URL.init(fileURLWithPath:))
-        let slotPassphrase = try arguments.value("slot-passphrase-file").map {
-            try Passphrase(contentsOf: URL(fileURLWithPath: $0))
-        }
+        let slotPassphrase = try arguments.value("slot-passphrase-file").map(context.passphrase(fromFile:))
         let unlock: VaultUnlock
         switch (slotPassphrase, slotKeyFile) {
         case (let passphrase?, let keyFile?): unlock = .composite(passphrase: passphrase, keyFile: keyFile)

@@ -37,12 +37,19 @@ extension Passphrase {
 
     /// Reads a passphrase file straight into secure memory (one trailing newline is dropped).
     ///
-    /// - Parameter url: The file.
-    /// - Throws: ``VaultError/invalidArgument(_:)`` when it is missing, empty or too long.
-    public init(contentsOf url: URL) throws {
+    /// As with key files, a file whose mode grants its group or other users any permission is
+    /// refused before it is read (checked on the open descriptor).
+    /// - Parameters:
+    ///   - url: The file.
+    ///   - allowsInsecurePermissions: Accept a file others may access, as
+    ///     ``Vault/Configuration/allowsInsecurePermissions`` does for vault and key files.
+    /// - Throws: ``VaultError/insecurePermissions(_:)`` for a file others may access, unless
+    ///   allowed; ``VaultError/invalidArgument(_:)`` when it is missing, empty or too long.
+    public init(contentsOf url: URL, allowsInsecurePermissions: Bool = false) throws {
         do {
             var secret = try SecureFile.readBounded(
-                at: url.path, minimumByteCount: 1, maximumByteCount: Self.maximumByteCount
+                at: url.path, minimumByteCount: 1, maximumByteCount: Self.maximumByteCount,
+                refusingGroupOrOtherAccess: !allowsInsecurePermissions
             ) { count, fill in try SecureBytes(count: count, initializer: fill) }
             let trimmed = secret.withUnsafeBytes { bytes -> Int in
                 var end = bytes.count
@@ -57,6 +64,8 @@ extension Passphrase {
                 }
             }
             self.init(secureBytes: secret)
+        } catch SecureFile.ReadError.insecurePermissions {
+            throw VaultError.insecurePermissions(url.path)
         } catch is SecureFile.ReadError {
             throw VaultError.invalidArgument("cannot read a passphrase from \(url.path)")
         }

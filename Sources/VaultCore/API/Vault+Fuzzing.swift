@@ -44,7 +44,8 @@ extension Vault {
         /// the slots back as ``Vault/open(at:unlock:configuration:)`` does, and opens them with a
         /// key file as `open` does.
         ///
-        /// Each slot read back is first given `payload` sealed under the key file's key with the
+        /// The row has the format version 1 shape (no key pair), the shape every vault written before
+        /// key rotation has until its first unlock. Each slot read back is first given `payload` sealed under the key file's key with the
         /// slot's own associated data, so a key-file slot opens and its payload is decoded.
         /// - Parameters:
         ///   - kind: The `kind` column.
@@ -80,10 +81,10 @@ extension Vault {
                     payload, using: key, authenticating: slot.associatedData(vaultID: vaultID))
                 return KeySlot(
                     id: slot.id, kind: slot.kind, isScoped: slot.isScoped, salt: slot.salt,
-                    parameters: slot.parameters, wrapped: box.combined)
+                    parameters: slot.parameters, publicKey: [], wrapped: box.combined, grant: [], epoch: 0)
             }
             do {
-                _ = try KeyRing(openSlot(sealed, with: material, vaultID: vaultID).payload)
+                _ = try KeyRing(openSlot(sealed, with: material, vaultID: vaultID, epoch: 0).payload)
                 return true
             } catch VaultError.invalidCredentials {
                 return false

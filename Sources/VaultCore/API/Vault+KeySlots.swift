@@ -2,8 +2,10 @@ import VaultCrypto
 import VaultStorage
 
 extension Vault {
-    /// Replaces the key slot that `old` opens with one for `new`, in one transaction. Records are
-    /// not re-encrypted: only the slot payload is re-wrapped. `old` stops working at once.
+    /// Replaces the key slot that `old` opens with one for `new`, and revokes `old`: the vault moves
+    /// to a new master key in the same transaction, every record is re-sealed under it, and every
+    /// other slot is granted the new key. `old`, even with an old copy of the file, opens nothing
+    /// written or re-written afterwards.
     ///
     /// If this removes the vault's last passphrase slot, the `whenPasscodeSetThisDeviceOnly` items
     /// are destroyed in the same transaction (their key lived only in passphrase slots).
@@ -13,8 +15,10 @@ extension Vault {
     ///   - keyDerivation: Argon2id costs for the new slot; by default the old slot's when it had a
     ///     passphrase, else `.moderate`.
     /// - Throws: ``VaultError/invalidCredentials`` when `old` opens no slot,
-    ///   ``VaultError/invalidArgument(_:)`` for an empty new passphrase, and the errors of
-    ///   ``open(at:unlock:configuration:)``.
+    ///   ``VaultError/invalidArgument(_:)`` for an empty new passphrase or while a format version 1
+    ///   slot is left, ``VaultError/accessDenied(_:)`` when `old` is a scoped slot and this vault is
+    ///   not unlocked with full access, ``VaultError/unavailableOnThisDevice`` when the vault holds
+    ///   items bound to another device, and the errors of ``open(at:unlock:configuration:)``.
     public func changeUnlock(from old: VaultUnlock, to new: VaultUnlock, keyDerivation: KeyDerivation? = nil) throws {
         try Self.translatingErrors {
             let oldMaterial = try UnlockMaterial(
@@ -22,48 +26,34 @@ extension Vault {
             let newMaterial = try UnlockMaterial(
                 new, allowsInsecurePermissions: configuration.allowsInsecurePermissions)
             try newMaterial.checkStrength()
-            let slots = try database.read { try KeySlot.all(in: $0) }
-            let (opened, payload) = try Self.openSlot(slots, with: oldMaterial, vaultID: vaultID)
-            var replacementPayload = payload
-            if newMaterial.slotKind.usesPassphrase {
-                let otherPassphraseSlots = slots.contains { $0.kind.usesPassphrase && $0.id != opened.id }
-                if !payload.isScoped && payload.passcodeRoot == nil {
-                    guard !otherPassphraseSlots else {
-                        throw VaultError.invalidArgument("change a passphrase slot, or unlock with a passphrase first")
-                    }
-                    replacementPayload.passcodeRoot = SymmetricKey(randomByteCount: 32)
-                }
-            } else {
-                replacementPayload.passcodeRoot = nil
-                replacementPayload.groupKeys = payload.groupKeys.filter { !$0.key.accessibility.needsPasscode }
-            }
+            let opened = try openCurrentSlot(with: oldMaterial)
             let costs =
                 keyDerivation
-                ?? (opened.kind.usesPassphrase
-                    ? .custom(opsLimit: opened.parameters.opsLimit, memLimitBytes: opened.parameters.memLimitBytes)
+                ?? (opened.slot.kind.usesPassphrase
+                    ? .custom(
+                        opsLimit: opened.slot.parameters.opsLimit, memLimitBytes: opened.slot.parameters.memLimitBytes)
                     : .moderate)
-            let replacement = try KeySlot.make(
-                wrapping: replacementPayload, with: newMaterial, keyDerivation: costs, vaultID: vaultID)
-            try write(keys: KeyRing(payload)) { transaction in
-                try KeySlot.delete(id: opened.id, from: transaction.db)
-                guard transaction.db.changes == 1 else { throw VaultError.invalidCredentials }  // changed meanwhile
-                try replacement.insert(into: transaction.db)
-                try destroyPasscodeItemsIfNoPassphraseSlot(&transaction)
-            }
+            let (made, madeKeys) = try KeySlot.make(
+                with: newMaterial, isScoped: opened.slot.isScoped, keyDerivation: costs, vaultID: vaultID)
+            let groups = opened.payload.isScoped ? Set(opened.payload.groupKeys.keys.compactMap(\.accessGroup)) : nil
+            try rotateKeys(
+                from: opened, removing: [opened.slot.id], adding: [KeyRotation.NewSlot(slot: made, groups: groups)],
+                replacement: KeyRing.SlotAccess(id: made.id, keys: madeKeys))
         }
     }
 
     /// Adds a key slot, optionally scoped to some access groups.
     ///
-    /// A scoped slot wraps only those groups' keys (never the master key): a process unlocked
+    /// A scoped slot is granted only those groups' keys (never the master key): a process unlocked
     /// through it reads and writes those groups and gets ``VaultError/accessDenied(_:)`` for the
-    /// rest. Needs a full-access unlock.
+    /// rest. Needs a full-access unlock. Adding revokes nothing, so the keys are not rotated.
     /// - Parameters:
     ///   - unlock: The new slot's material.
     ///   - keyDerivation: Argon2id costs for a passphrase; `.moderate` by default.
     ///   - accessGroups: The groups to grant, or `nil` for full access.
     /// - Throws: ``VaultError/locked`` without a full-access unlock, ``VaultError/invalidArgument(_:)``
-    ///   for an empty passphrase, group list or group name.
+    ///   for an empty passphrase, group list or group name, or a vault that already has
+    ///   ``VaultFormat/maximumSlotCount`` slots.
     public func addUnlock(
         _ unlock: VaultUnlock, keyDerivation: KeyDerivation = .moderate, accessGroups: Set<String>? = nil
     ) throws {
@@ -75,49 +65,56 @@ extension Vault {
                 guard !accessGroups.isEmpty else { throw VaultError.invalidArgument("a scoped slot needs a group") }
                 try accessGroups.forEach(Self.checkGroupName)
             }
-            var keys = try unlockedKeys()
-            guard keys.masterKey != nil else { throw VaultError.locked }
-            let slots = try database.read { try KeySlot.all(in: $0) }
-            if material.slotKind.usesPassphrase && keys.passcodeRoot == nil {
-                guard !slots.contains(where: \.kind.usesPassphrase) else {
-                    throw VaultError.invalidArgument("unlock with a passphrase to add another passphrase slot")
+            let held = try unlockedKeys()
+            guard held.masterKey != nil else { throw VaultError.locked }
+            let (made, _) = try KeySlot.make(
+                with: material, isScoped: accessGroups != nil, keyDerivation: keyDerivation, vaultID: vaultID)
+            let added = try database.write { db -> KeyRing in
+                var keys = try currentKeys(held, in: db)
+                let slots = try KeySlot.all(in: db)
+                guard slots.count < VaultFormat.maximumSlotCount else {
+                    throw VaultError.invalidArgument("a vault holds at most \(VaultFormat.maximumSlotCount) key slots")
                 }
-                // The first passphrase slot brings the passcode class into being.
-                keys = try KeyRing(
-                    SlotPayload(masterKey: keys.masterKey, passcodeRoot: SymmetricKey(randomByteCount: 32)))
+                if material.slotKind.usesPassphrase && keys.passcodeRoot == nil {
+                    guard !slots.contains(where: \.kind.usesPassphrase) else {
+                        throw VaultError.invalidArgument("unlock with a passphrase to add another passphrase slot")
+                    }
+                    // The first passphrase slot brings the passcode class into being.
+                    keys = try KeyRing(
+                        SlotPayload(masterKey: keys.masterKey, passcodeRoot: SymmetricKey(randomByteCount: 32)),
+                        epoch: keys.epoch, slot: keys.slot)
+                }
+                let payload = try keys.payload(
+                    scopedTo: accessGroups.map { Set($0.map(Optional.some)) },
+                    includingPasscode: material.slotKind.usesPassphrase)
+                var transaction = try RecordTransaction(db: db, keys: keys, vaultID: vaultID)
+                try transaction.insertSlot(made.granting(payload, epoch: keys.epoch, vaultID: vaultID))
+                if let accessGroups {
+                    try SlotScopes.set(accessGroups, of: made.id, in: &transaction)
+                    for group in accessGroups { try GroupDirectory.add(group, in: &transaction) }
+                }
+                try transaction.commit()
+                return keys
             }
-            let payload = try keys.payload(
-                scopedTo: accessGroups.map { Set($0.map(Optional.some)) },
-                includingPasscode: material.slotKind.usesPassphrase)
-            let slot = try KeySlot.make(
-                wrapping: payload, with: material, keyDerivation: keyDerivation, vaultID: vaultID)
-            try write(keys: keys) { transaction in
-                try slot.insert(into: transaction.db)
-                for group in accessGroups ?? [] { try GroupDirectory.add(group, in: &transaction) }
-            }
-            session.withLock { if $0.keys != nil && !$0.ended { $0.keys = keys } }
+            session.withLock { if $0.keys != nil && !$0.ended { $0.keys = added } }
         }
     }
 
-    /// Removes the key slot that `unlock` opens.
+    /// Removes the key slot that `unlock` opens, and revokes it: the vault moves to a new master key
+    /// as in ``changeUnlock(from:to:keyDerivation:)``.
     ///
     /// Removing the last passphrase slot destroys the `whenPasscodeSetThisDeviceOnly` items.
     /// - Parameter unlock: Material that opens the slot to remove.
     /// - Throws: ``VaultError/invalidCredentials``; ``VaultError/invalidArgument(_:)`` when it is the
-    ///   last slot with full access (the vault could never be opened again).
+    ///   last slot with full access (the vault could never be opened again);
+    ///   ``VaultError/accessDenied(_:)`` when it is a scoped slot and this vault is not unlocked with
+    ///   full access.
     public func removeUnlock(_ unlock: VaultUnlock) throws {
         try Self.translatingErrors {
             let material = try UnlockMaterial(
                 unlock, allowsInsecurePermissions: configuration.allowsInsecurePermissions)
-            let slots = try database.read { try KeySlot.all(in: $0) }
-            let (opened, payload) = try Self.openSlot(slots, with: material, vaultID: vaultID)
-            guard opened.isScoped || slots.contains(where: { !$0.isScoped && $0.id != opened.id }) else {
-                throw VaultError.invalidArgument("this is the last key slot with full access")
-            }
-            try write(keys: KeyRing(payload)) { transaction in
-                try KeySlot.delete(id: opened.id, from: transaction.db)
-                try destroyPasscodeItemsIfNoPassphraseSlot(&transaction)
-            }
+            let opened = try openCurrentSlot(with: material)
+            try rotateKeys(from: opened, removing: [opened.slot.id], adding: [], replacement: nil)
         }
     }
 
@@ -143,13 +140,50 @@ extension Vault {
         }
     }
 
-    /// Deletes every `whenPasscodeSetThisDeviceOnly` item once no passphrase slot is left: their
-    /// class key lived only in passphrase slots, so they could never be read again.
-    private func destroyPasscodeItemsIfNoPassphraseSlot(_ transaction: inout RecordTransaction) throws {
-        guard !(try KeySlot.all(in: transaction.db).contains(where: \.kind.usesPassphrase)) else { return }
-        let code = Int64(Accessibility.whenPasscodeSetThisDeviceOnly.code)
-        for row in try transaction.rows(kind: .keyValueItem) where row.policyCode & 0xff == code {
-            try transaction.delete(row)
+    /// The slot `material` opens in the current epoch.
+    private func openCurrentSlot(with material: UnlockMaterial) throws -> OpenedSlot {
+        let (epoch, slots) = try database.read { db in (try VaultSchema.epoch(db), try KeySlot.all(in: db)) }
+        return try Self.openSlot(slots, with: material, vaultID: vaultID, epoch: epoch)
+    }
+
+    /// Rotates the keys after `opened` was proven, removing and adding slots, and carries the unlock
+    /// session over to the new epoch.
+    ///
+    /// The current keys come from the opened slot when it has full access (topped up with the
+    /// session's passcode root when the slot has none), else from a full-access session.
+    private func rotateKeys(
+        from opened: OpenedSlot, removing: Set<[UInt8]>, adding: [KeyRotation.NewSlot],
+        replacement: KeyRing.SlotAccess?
+    ) throws {
+        let held = try? unlockedKeys()
+        let device = try deviceSecret(creating: false)
+        let next = try database.write { db -> KeyRing in
+            let epoch = try VaultSchema.epoch(db)
+            let current: KeyRing
+            if opened.payload.isScoped {
+                guard let held, held.masterKey != nil else {
+                    throw VaultError.accessDenied("revoking a scoped key slot needs a full-access unlock")
+                }
+                current = try currentKeys(held, in: db)
+            } else {
+                var payload = opened.payload
+                if payload.passcodeRoot == nil, let held, held.epoch == epoch {
+                    payload.passcodeRoot = held.passcodeRoot
+                }
+                current = try KeyRing(payload, epoch: epoch)
+            }
+            return try KeyRotation(vaultID: vaultID, current: current, device: device)
+                .run(removing: removing, adding: adding, in: db)
+        }
+        // A full-access session moves to the new keys at once (keeping the passcode class only if
+        // it had it); a scoped one follows through its own slot's new grant on its next call.
+        session.withLock { state in
+            guard let keys = state.keys, !state.ended, keys.masterKey != nil else { return }
+            var access = keys.slot
+            if let slot = access, removing.contains(slot.id) { access = replacement }
+            if let ring = try? next.reopened(through: access, includingPasscode: keys.passcodeRoot != nil) {
+                state.keys = ring
+            }
         }
     }
 

@@ -22,14 +22,16 @@ package struct KeyBufferLocation: Sendable {
 }
 
 extension Vault {
-    /// Where every key held now lives (master key, subkeys, class roots, cached domain keys);
-    /// empty when locked. Addresses only, so asking does not keep a key alive.
+    /// Where every key held now lives (master key, subkeys, class roots, cached domain keys, the
+    /// token cache key, the device secret); empty when locked. Addresses only, so asking does not
+    /// keep a key alive.
     package var keyBuffersForTesting: [KeyBufferLocation] {
-        session.withLock { session in
-            (session.keys?.labelledKeys ?? []).map {
-                KeyBufferLocation(
-                    label: $0.label, address: $0.key.secureBytes.addressForTesting, count: $0.key.byteCount)
-            }
+        var keys = session.withLock { session in
+            (session.keys?.labelledKeys ?? []) + (session.cacheKey.map { [(label: "token cache", key: $0.key)] } ?? [])
+        }
+        if let device = device.withLock({ $0 }) { keys.append((label: "device secret", key: device.key)) }
+        return keys.map {
+            KeyBufferLocation(label: $0.label, address: $0.key.secureBytes.addressForTesting, count: $0.key.byteCount)
         }
     }
 

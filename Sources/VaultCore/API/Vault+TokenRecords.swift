@@ -245,7 +245,7 @@ extension Vault {
             id: envelope.name, metadata: envelope.metadata, policy: domain.policy, version: row.version)
     }
 
-    private static let defaultTokenName = "default token"
+    static let defaultTokenName = "default token"
 
     private func defaultTokenID(in transaction: RecordTransaction) throws -> String? {
         try defaultTokenID(in: transaction.db, keys: transaction.keys)

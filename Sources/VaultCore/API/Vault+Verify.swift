@@ -2,26 +2,31 @@ import VaultCrypto
 import VaultStorage
 
 extension Vault {
-    /// Checks the whole vault: every record's presence and version against the sealed integrity
-    /// digest (which catches deleted, re-added or rolled-back rows), and every record this unlock
-    /// holds the key for by decrypting it.
+    /// Checks the whole vault: every record's and key slot's presence and version against the sealed
+    /// integrity digest (which catches deleted, re-added, edited or rolled-back rows and slots, such as
+    /// a slot row put back from an old copy of the file), and every record this unlock holds the key
+    /// for by decrypting it.
     ///
     /// Records whose keys this unlock does not hold (other groups of a scoped unlock, classes whose
     /// session ended, items bound to another device) are covered by the digest only.
+    ///
+    /// The file's structure is checked first (SQLite's `PRAGMA integrity_check`): a damaged
+    /// b-tree or index page can hide a record from lookups by name while a full scan, and so the
+    /// digest, still finds it.
     /// - Returns: What was checked.
     /// - Throws: ``VaultError/integrity(_:)`` naming what failed, ``VaultError/locked``.
     public func verify() throws -> VaultReport {
+        try checkStructure()
         let device = try deviceSecret(creating: false)
         return try read { db, keys in
             let state = try IntegrityState.load(from: db, keys: keys, vaultID: vaultID)
-            let slotCount = try db.queryFirst("SELECT count(*) FROM key_slots") { Int($0.integer(0)) } ?? 0
+            let slots = try db.query("SELECT count(*) FROM key_slots") { Int($0.integer(0)) }.first ?? 0
             let rows = try db.query("SELECT \(RecordRow.columns) FROM records", row: RecordRow.init)
             let groups = try candidateGroups(in: db, keys: keys)
-            var digest = IntegrityDigest()
+            let digest = IntegrityState.digest(of: rows, slots: try KeySlot.all(in: db), keys: keys)
             var authenticated = 0
             var failed = 0
             for row in rows {
-                digest.add(row.integrityHash(keys: keys))
                 guard let key = try? sealingKey(of: row, groups: groups, keys: keys, device: device) else { continue }
                 do {
                     _ = try row.open(key: key, vaultID: vaultID)
@@ -35,11 +40,11 @@ extension Vault {
             }
             guard digest == state.digest else {
                 throw VaultError.integrity(
-                    "the set of records does not match the integrity digest (a record was deleted, added or rolled back outside the vault)"
+                    "the set of records and key slots does not match the integrity digest (a record or key slot was deleted, added, edited or rolled back outside the vault)"
                 )
             }
             return VaultReport(
-                formatVersion: VaultFormat.currentVersion, keySlotCount: slotCount, recordCount: rows.count,
+                formatVersion: VaultFormat.currentVersion, keySlotCount: slots, recordCount: rows.count,
                 authenticatedRecordCount: authenticated, generation: state.generation)
         }
     }
@@ -54,5 +59,22 @@ extension Vault {
             return try keys.key(for: domain, device: device)
         }
         return nil
+    }
+}
+
+extension Vault {
+    /// The most SQLite problem lines an integrity error quotes.
+    private static let quotedStructureProblems = 3
+
+    /// Runs SQLite's structural check over the whole file (one snapshot).
+    ///
+    /// - Throws: ``VaultError/integrity(_:)`` quoting SQLite's first problem lines, which name
+    ///   tables, indexes and pages but never row contents; ``VaultError/locked``.
+    private func checkStructure() throws {
+        let problems = try read { db, _ in try db.integrityProblems(limit: Self.quotedStructureProblems) }
+        guard problems.isEmpty else {
+            throw VaultError.integrity(
+                "the database structure is damaged (SQLite: \(problems.joined(separator: "; ")))")
+        }
     }
 }

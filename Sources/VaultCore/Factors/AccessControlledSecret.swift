@@ -81,6 +81,33 @@ struct AccessControlledSecret {
         }
     }
 
+    /// Whether a share is sealed to `factor`'s class key (not bound to one enrolment).
+    func hasClassShare(for factor: AuthenticationFactor) -> Bool {
+        terms.contains { $0.contains { $0.factor == factor && $0.enrollmentID.isEmpty } }
+    }
+
+    /// The same secret with `factor`'s class-key shares opened with `old` and sealed to `newPublicKey`:
+    /// a changed factor's new proof reads what the old one did, and only the new key pair is used for
+    /// anything stored afterwards. Shares bound to the old enrolment are kept, and stay invalidated.
+    func resealing(_ factor: AuthenticationFactor, from old: AnonymousSealedBox.KeyPair, to newPublicKey: [UInt8])
+        throws -> AccessControlledSecret
+    {
+        let resealed = try terms.map { term in
+            try term.map { share -> SealedShare in
+                guard share.factor == factor, share.enrollmentID.isEmpty else { return share }
+                let opened: SecureBytes
+                do {
+                    opened = try AnonymousSealedBox.open(share.sealed, with: old)
+                } catch {
+                    throw VaultError.integrity("an access-controlled share does not open with its factor")
+                }
+                return SealedShare(
+                    factor: factor, enrollmentID: [], sealed: try AnonymousSealedBox.seal(opened, to: newPublicKey))
+            }
+        }
+        return AccessControlledSecret(terms: resealed, sealedValue: sealedValue)
+    }
+
     private static func itemKey(_ shares: [SecureBytes]) -> SymmetricKey {
         let all = SecureBytes(count: shares.count * 32) { out in
             for (index, share) in shares.enumerated() {

@@ -6,7 +6,8 @@ import VaultCrypto
 /// proof), and its private key is stored sealed under a key derived from the proof alone (the
 /// passphrase through Argon2id, or the key file). The enrolment key pair is derived from the proof
 /// itself, so items bound to the current enrolment (`.biometryCurrentSet`) cannot be opened after
-/// the factor changes, while the class key pair is carried over to the new enrolment.
+/// the factor changes. A new enrolment also gets a new class key pair; ``Vault/changeFactor(from:to:keyDerivation:)``
+/// re-seals the items' shares to it, so the old proof opens nothing stored afterwards.
 struct FactorRecord {
     let factor: AuthenticationFactor
     let enrollmentID: [UInt8]
@@ -23,10 +24,9 @@ struct FactorRecord {
         let enrollmentID: [UInt8]
     }
 
-    /// Enrols `proof`, keeping `classKeys` (from the previous enrolment) or making new ones.
+    /// Enrols `proof` with a new class key pair.
     static func enroll(
-        _ proof: AuthenticationProof, keyDerivation: KeyDerivation, carrying classKeys: AnonymousSealedBox.KeyPair?,
-        vaultID: [UInt8], allowsInsecurePermissions: Bool
+        _ proof: AuthenticationProof, keyDerivation: KeyDerivation, vaultID: [UInt8], allowsInsecurePermissions: Bool
     ) throws -> FactorRecord {
         let material = try UnlockMaterial(proof.unlock, allowsInsecurePermissions: allowsInsecurePermissions)
         try material.checkStrength()
@@ -35,7 +35,7 @@ struct FactorRecord {
         if proof.factor == .passcode { try KeyDerivation.checkBounds(parameters) }
         let salt = SecureRandom.bytes(count: Argon2id.saltByteCount)
         let proofKey = try Self.proofKey(material, salt: salt, parameters: parameters)
-        let classKeys = classKeys ?? AnonymousSealedBox.KeyPair()
+        let classKeys = AnonymousSealedBox.KeyPair()
         let enrollmentKeys = try Self.enrollmentKeys(proofKey)
         let unsealed = FactorRecord(
             factor: proof.factor, enrollmentID: SecureRandom.bytes(count: 16), classPublicKey: classKeys.publicKey,

@@ -12,6 +12,9 @@ enum RecordKind: UInt8, CaseIterable {
     case defaultToken = 5
     /// A cross-process lease, such as the one a token refresh holds (sealed with the metadata key).
     case lease = 6
+    /// The access groups a scoped key slot grants, so a key rotation can grant them again (sealed
+    /// with the metadata key).
+    case slotScope = 7
 
     /// Rows sealed with the vault's metadata key rather than a policy domain's key.
     var isMetadata: Bool { self != .keyValueItem && self != .token }

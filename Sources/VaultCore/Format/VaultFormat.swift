@@ -1,17 +1,22 @@
 /// Constants of the on-disk format. See SECURITY.md, "File format".
 enum VaultFormat {
-    /// The format this library writes. Files with a larger number are refused.
-    static let currentVersion = 1
+    /// The format this library writes. Files with a larger number are refused; version 1 files are
+    /// migrated by the first unlock (see ``VaultMigration``).
+    static let currentVersion = 2
     /// SQLite's `application_id` for vault files: "TVLT".
     static let applicationID: Int32 = 0x5456_4C54
     /// Length of vault, slot and record ids.
     static let idByteCount = 16
     /// `crypto_kdf` context for the subkeys of the master key.
     static let subkeyContext = "TVvault1"
+    /// The most key slots a vault may have: every unlock may have to try each slot of its kind, each
+    /// costing one Argon2id run, so a file padded with junk slots must not make unlocking take hours.
+    static let maximumSlotCount = 32
 
     /// Associated-data tags, one per kind of sealed object, so one can never open as another.
     enum Tag {
-        static let keySlot: [UInt8] = Array("TVS1".utf8)
+        static let keySlot: [UInt8] = Array("TVS2".utf8)
+        static let legacyKeySlot: [UInt8] = Array("TVS1".utf8)
         static let record: [UInt8] = Array("TVR1".utf8)
         static let integrity: [UInt8] = Array("TVI1".utf8)
     }

@@ -1,15 +1,18 @@
 import VaultStorage
 
-/// Creates the tables of a new vault and checks (or migrates) the format of an existing one.
+/// Creates the tables of a new vault and reads (and prepares for migration) the header of an
+/// existing one.
 enum VaultSchema {
-    /// Version 1. Every column except ids, kinds, versions, KDF costs and sizes is sealed.
+    /// Version 2. Every column except ids, kinds, versions, epochs, KDF costs, slot public keys and
+    /// sizes is sealed.
     static let createStatements = """
         PRAGMA application_id = \(VaultFormat.applicationID);
         PRAGMA user_version = \(VaultFormat.currentVersion);
         CREATE TABLE vault_header (
             singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
             format_version INTEGER NOT NULL,
-            vault_id BLOB NOT NULL CHECK (length(vault_id) = 16)
+            vault_id BLOB NOT NULL CHECK (length(vault_id) = 16),
+            epoch INTEGER NOT NULL DEFAULT 0
         );
         CREATE TABLE key_slots (
             slot_id BLOB PRIMARY KEY CHECK (length(slot_id) = 16),
@@ -18,7 +21,10 @@ enum VaultSchema {
             salt BLOB NOT NULL,
             ops_limit INTEGER NOT NULL,
             mem_limit INTEGER NOT NULL,
-            wrapped BLOB NOT NULL
+            wrapped BLOB NOT NULL,
+            public_key BLOB,
+            sealed_grant BLOB,
+            epoch INTEGER
         ) WITHOUT ROWID;
         CREATE TABLE records (
             record_id BLOB PRIMARY KEY CHECK (length(record_id) = 16),
@@ -36,38 +42,78 @@ enum VaultSchema {
         );
         """
 
+    /// The clear header of a vault.
+    struct Header {
+        let formatVersion: Int
+        let vaultID: [UInt8]
+        /// The key epoch: bumped by every rotation of the master key.
+        let epoch: UInt64
+    }
+
     /// Reads the header of an existing vault, refusing files that are not vaults or are newer.
-    ///
-    /// - Returns: The vault id.
-    static func readHeader(_ db: SQLiteConnection) throws -> [UInt8] {
+    static func readHeader(_ db: SQLiteConnection) throws -> Header {
         let application = try db.queryFirst("PRAGMA application_id") { Int32(truncatingIfNeeded: $0.integer(0)) }
         guard application == VaultFormat.applicationID else {
             throw VaultError.unsupportedFormat("the file is not a TokenVault vault")
         }
+        let hasEpoch = try hasColumn("epoch", in: "vault_header", db)
         guard
-            let (version, vaultID) = try db.queryFirst(
-                "SELECT format_version, vault_id FROM vault_header WHERE singleton = 1",
-                row: { (Int($0.integer(0)), $0.blob(1)) })
+            let header = try db.queryFirst(
+                "SELECT format_version, vault_id, \(hasEpoch ? "epoch" : "0") FROM vault_header WHERE singleton = 1",
+                row: {
+                    Header(
+                        formatVersion: Int($0.integer(0)), vaultID: $0.blob(1),
+                        epoch: UInt64(bitPattern: $0.integer(2)))
+                })
         else {
             throw VaultError.integrity("the vault header is missing")
         }
-        try migrate(db, from: version)
-        guard vaultID.count == VaultFormat.idByteCount else {
-            throw VaultError.integrity("the vault header is malformed")
-        }
-        return vaultID
-    }
-
-    /// Brings an older format up to ``VaultFormat/currentVersion``. Version 1 is the first, so
-    /// today this only refuses versions it does not know; later versions add steps here.
-    static func migrate(_ db: SQLiteConnection, from version: Int) throws {
-        if version > VaultFormat.currentVersion {
+        if header.formatVersion > VaultFormat.currentVersion {
             throw VaultError.unsupportedFormat(
-                "format version \(version) is newer than this library supports "
+                "format version \(header.formatVersion) is newer than this library supports "
                     + "(\(VaultFormat.currentVersion)); upgrade TokenVault")
         }
-        if version < 1 {
-            throw VaultError.unsupportedFormat("format version \(version) is not a known version")
+        if header.formatVersion < 1 {
+            throw VaultError.unsupportedFormat("format version \(header.formatVersion) is not a known version")
         }
+        guard header.vaultID.count == VaultFormat.idByteCount else {
+            throw VaultError.integrity("the vault header is malformed")
+        }
+        return header
+    }
+
+    /// The current key epoch.
+    static func epoch(_ db: SQLiteConnection) throws -> UInt64 {
+        guard
+            let epoch = try db.queryFirst("SELECT epoch FROM vault_header WHERE singleton = 1", row: { $0.integer(0) })
+        else { throw VaultError.integrity("the vault header is missing") }
+        return UInt64(bitPattern: epoch)
+    }
+
+    /// Adds the version 2 columns to a version 1 file, so its slots can be read with the same query.
+    ///
+    /// The new columns are nullable and unused by version 1, so a version 1 reader still opens the
+    /// file; the format version only changes when ``VaultMigration`` has re-sealed every record.
+    static func addVersion2Columns(_ db: SQLiteConnection) throws {
+        guard try !hasColumn("epoch", in: "vault_header", db) else { return }
+        try db.execute(
+            """
+            ALTER TABLE vault_header ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE key_slots ADD COLUMN public_key BLOB;
+            ALTER TABLE key_slots ADD COLUMN sealed_grant BLOB;
+            ALTER TABLE key_slots ADD COLUMN epoch INTEGER;
+            """)
+    }
+
+    /// Sets the format version and key epoch of the header.
+    static func writeHeader(formatVersion: Int, epoch: UInt64, _ db: SQLiteConnection) throws {
+        try db.run(
+            "UPDATE vault_header SET format_version = ?, epoch = ? WHERE singleton = 1",
+            [.integer(Int64(formatVersion)), .integer(Int64(bitPattern: epoch))])
+        try db.execute("PRAGMA user_version = \(formatVersion)")
+    }
+
+    private static func hasColumn(_ column: String, in table: String, _ db: SQLiteConnection) throws -> Bool {
+        try db.query("PRAGMA table_info(\(table))") { $0.text(1) }.contains(column)
     }
 }

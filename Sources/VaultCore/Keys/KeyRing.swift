@@ -19,6 +19,11 @@ final class KeyRing: Sendable {
 
     let masterKey: SymmetricKey?
     let passcodeRoot: SymmetricKey?
+    /// The key epoch these keys belong to.
+    let epoch: UInt64
+    /// The slot this ring was opened through, with its private key: lets this process follow a
+    /// rotation made elsewhere without asking for the passphrase again. Dropped with the session.
+    let slot: SlotAccess?
     /// Keys the names of items into look-up tags and domains into ids.
     let lookupKey: SymmetricKey
     /// Keys the per-record hashes of the integrity digest and seals the digest.
@@ -31,18 +36,26 @@ final class KeyRing: Sendable {
     private let groupKeys: [ClassGroup: SymmetricKey]
     private let domainKeys = Locked<[DomainKeyID: SymmetricKey]>([:])
 
+    /// A slot's id and key pair, as held by a process unlocked through it.
+    struct SlotAccess: Sendable {
+        let id: [UInt8]
+        let keys: AnonymousSealedBox.KeyPair
+    }
+
     private struct DomainKeyID: Hashable {
         let domain: Domain
         let device: [UInt8]
     }
 
     private init(
-        masterKey: SymmetricKey?, passcodeRoot: SymmetricKey?, lookupKey: SymmetricKey, integrityKey: SymmetricKey,
-        metadataKey: SymmetricKey, scope: Set<String?>?, classRoots: [Accessibility: SymmetricKey],
-        groupKeys: [ClassGroup: SymmetricKey]
+        masterKey: SymmetricKey?, passcodeRoot: SymmetricKey?, epoch: UInt64, slot: SlotAccess?,
+        lookupKey: SymmetricKey, integrityKey: SymmetricKey, metadataKey: SymmetricKey, scope: Set<String?>?,
+        classRoots: [Accessibility: SymmetricKey], groupKeys: [ClassGroup: SymmetricKey]
     ) {
         self.masterKey = masterKey
         self.passcodeRoot = passcodeRoot
+        self.epoch = epoch
+        self.slot = slot
         self.lookupKey = lookupKey
         self.integrityKey = integrityKey
         self.metadataKey = metadataKey
@@ -51,8 +64,8 @@ final class KeyRing: Sendable {
         self.groupKeys = groupKeys
     }
 
-    /// The ring a slot payload opens.
-    convenience init(_ payload: SlotPayload) throws {
+    /// The ring a slot payload of `epoch` opens, remembering the slot it came through.
+    convenience init(_ payload: SlotPayload, epoch: UInt64 = 0, slot: SlotAccess? = nil) throws {
         if let master = payload.masterKey {
             func derive(_ id: UInt64) throws -> SymmetricKey {
                 try SubkeyDerivation.deriveKey(from: master, id: id, context: VaultFormat.subkeyContext)
@@ -66,24 +79,35 @@ final class KeyRing: Sendable {
                     from: Array("passcode class".utf8), key: passcodeRoot)
             }
             self.init(
-                masterKey: master, passcodeRoot: payload.passcodeRoot, lookupKey: try derive(Subkey.lookup.rawValue),
+                masterKey: master, passcodeRoot: payload.passcodeRoot, epoch: epoch, slot: slot,
+                lookupKey: try derive(Subkey.lookup.rawValue),
                 integrityKey: try derive(Subkey.integrity.rawValue), metadataKey: try derive(Subkey.metadata.rawValue),
                 scope: nil, classRoots: roots, groupKeys: [:])
         } else {
             self.init(
-                masterKey: nil, passcodeRoot: nil, lookupKey: payload.lookupKey!, integrityKey: payload.integrityKey!,
+                masterKey: nil, passcodeRoot: nil, epoch: epoch, slot: slot, lookupKey: payload.lookupKey!,
+                integrityKey: payload.integrityKey!,
                 metadataKey: payload.metadataKey!, scope: Set(payload.groupKeys.keys.map(\.accessGroup)),
                 classRoots: [:], groupKeys: payload.groupKeys)
         }
     }
 
-    /// This ring without the master key, the passcode root and every `whenUnlocked`-type class:
-    /// what stays when an unlock session ends but the vault is not locked.
+    /// This ring without the master key, the passcode root, the slot's private key and every
+    /// `whenUnlocked`-type class: what stays when an unlock session ends but the vault is not locked.
     func withoutSessionClasses() -> KeyRing {
         KeyRing(
-            masterKey: nil, passcodeRoot: nil, lookupKey: lookupKey, integrityKey: integrityKey,
+            masterKey: nil, passcodeRoot: nil, epoch: epoch, slot: nil, lookupKey: lookupKey,
+            integrityKey: integrityKey,
             metadataKey: metadataKey, scope: scope, classRoots: classRoots.filter { !$0.key.endsWithSession },
             groupKeys: groupKeys.filter { !$0.key.accessibility.endsWithSession })
+    }
+
+    /// This full-access ring as held by a process unlocked through `slot`, with or without the
+    /// passcode class.
+    func reopened(through slot: SlotAccess?, includingPasscode: Bool) throws -> KeyRing {
+        try KeyRing(
+            SlotPayload(masterKey: masterKey, passcodeRoot: includingPasscode ? passcodeRoot : nil), epoch: epoch,
+            slot: slot)
     }
 
     /// Every key this ring holds (cached domain keys included), labelled by role and class: for
@@ -94,6 +118,7 @@ final class KeyRing: Sendable {
         ]
         if let masterKey { keys.append(("master", masterKey)) }
         if let passcodeRoot { keys.append(("passcode root", passcodeRoot)) }
+        if let slot { keys.append(("slot private key", slot.keys.privateKey)) }
         keys += classRoots.map { ("class root \($0.key.rawValue)", $0.value) }
         keys += groupKeys.map { ("group key \($0.key.accessibility.rawValue)", $0.value) }
         keys += domainKeys.withLock { $0 }.map { ("domain key \($0.key.domain.accessibility.rawValue)", $0.value) }

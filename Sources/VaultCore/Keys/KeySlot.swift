@@ -1,11 +1,18 @@
 import VaultCrypto
 import VaultStorage
 
-/// One way into the vault: a ``SlotPayload`` sealed under a key encryption key.
+/// One row of `key_slots`: a key pair whose private key is sealed under a key encryption key, and
+/// the current epoch's ``SlotPayload`` sealed to its public key (the slot's grant).
 ///
-/// As in LUKS, several slots can wrap the same master key; changing a passphrase re-wraps one slot
-/// and never re-encrypts a record. The slot's kind, scope flag, salt and KDF costs are bound into
-/// the associated data, so editing them makes the slot fail to open.
+/// The private key is wrapped once, when the slot is made; every key rotation re-seals only the
+/// grants, with `crypto_box_seal`, so the vault can move to a new master key without knowing any
+/// other slot's passphrase. A slot that was removed or replaced is not given the new epoch's grant.
+/// The slot's kind, scope flag, salt, KDF costs and public key are bound into the wrap's associated
+/// data, so editing them makes the slot fail to open.
+///
+/// Slots written by format version 1 (``isLegacy``) have no key pair: they wrap the payload
+/// directly under the KEK. They open as before and are upgraded in place by the first unlock that
+/// uses them; a rotation waits until no legacy slot is left, since it could not reach them.
 struct KeySlot {
     enum Kind: UInt8 {
         case passphrase = 1
@@ -22,35 +29,88 @@ struct KeySlot {
     let salt: [UInt8]
     /// Argon2id costs; zero for key-file slots, which use no KDF.
     let parameters: Argon2id.Parameters
+    /// The slot's public key; empty for a legacy slot.
+    let publicKey: [UInt8]
+    /// The private key sealed under the KEK (for a legacy slot: the payload itself).
     let wrapped: [UInt8]
+    /// The payload of epoch ``epoch``, sealed to ``publicKey``; empty for a legacy slot.
+    let grant: [UInt8]
+    /// The epoch ``grant`` belongs to.
+    let epoch: UInt64
 
-    /// Makes a new slot for `material` that wraps `payload`.
+    var isLegacy: Bool { publicKey.isEmpty }
+
+    /// What one KDF run on this slot costs, for trying the cheapest slots first.
+    var cost: Int { kind.usesPassphrase ? max(parameters.opsLimit, 0) &* max(parameters.memLimitBytes, 0) : 0 }
+
+    /// Makes a new slot for `material` with a fresh key pair; it is granted nothing until
+    /// ``granting(_:epoch:vaultID:)``.
     static func make(
-        wrapping payload: SlotPayload, with material: UnlockMaterial, keyDerivation: KeyDerivation, vaultID: [UInt8]
-    ) throws -> KeySlot {
+        with material: UnlockMaterial, isScoped: Bool, keyDerivation: KeyDerivation, vaultID: [UInt8]
+    ) throws -> (slot: KeySlot, keys: AnonymousSealedBox.KeyPair) {
         let parameters =
             material.slotKind.usesPassphrase
             ? keyDerivation.parameters : Argon2id.Parameters(opsLimit: 0, memLimitBytes: 0)
         if material.slotKind.usesPassphrase { try KeyDerivation.checkBounds(parameters) }
+        let keys = AnonymousSealedBox.KeyPair()
         let unsealed = KeySlot(
-            id: SecureRandom.bytes(count: VaultFormat.idByteCount), kind: material.slotKind,
-            isScoped: payload.isScoped, salt: SecureRandom.bytes(count: Argon2id.saltByteCount),
-            parameters: parameters, wrapped: [])
+            id: SecureRandom.bytes(count: VaultFormat.idByteCount), kind: material.slotKind, isScoped: isScoped,
+            salt: SecureRandom.bytes(count: Argon2id.saltByteCount), parameters: parameters,
+            publicKey: keys.publicKey, wrapped: [], grant: [], epoch: 0)
         let kek = try material.keyEncryptionKey(salt: unsealed.salt, parameters: parameters)
         let box = try XChaCha20Poly1305.seal(
-            payload.encoded(), using: kek, authenticating: unsealed.associatedData(vaultID: vaultID))
-        return KeySlot(
-            id: unsealed.id, kind: unsealed.kind, isScoped: unsealed.isScoped, salt: unsealed.salt,
-            parameters: parameters, wrapped: box.combined)
+            keys.privateKey.secureBytes, using: kek, authenticating: unsealed.associatedData(vaultID: vaultID))
+        return (unsealed.with(wrapped: box.combined), keys)
     }
 
-    /// Opens the slot: its payload, or `nil` when the material is not this slot's.
+    /// This slot with `payload` sealed to it as the grant of `epoch`.
+    func granting(_ payload: SlotPayload, epoch: UInt64, vaultID: [UInt8]) throws -> KeySlot {
+        precondition(!isLegacy, "a legacy slot has no public key to grant to")
+        precondition(payload.isScoped == isScoped, "a grant keeps the slot's scope")
+        let sealed = try AnonymousSealedBox.seal(
+            SlotGrant.plaintext(payload, slotID: id, epoch: epoch, vaultID: vaultID), to: publicKey)
+        return KeySlot(
+            id: id, kind: kind, isScoped: isScoped, salt: salt, parameters: parameters, publicKey: publicKey,
+            wrapped: wrapped, grant: sealed, epoch: epoch)
+    }
+
+    private func with(wrapped: [UInt8]) -> KeySlot {
+        KeySlot(
+            id: id, kind: kind, isScoped: isScoped, salt: salt, parameters: parameters, publicKey: publicKey,
+            wrapped: wrapped, grant: grant, epoch: epoch)
+    }
+
+    /// The slot's private key, or `nil` when the material is not this slot's (or the slot was tampered
+    /// with: a damaged slot is a slot that does not open, so another intact slot can still be tried).
+    func unlockKeys(with material: UnlockMaterial, vaultID: [UInt8]) throws -> AnonymousSealedBox.KeyPair? {
+        guard !isLegacy, material.slotKind == kind, salt.count == Argon2id.saltByteCount else { return nil }
+        let kek = try material.keyEncryptionKey(salt: salt, parameters: parameters)
+        guard let box = try? XChaCha20Poly1305.SealedBox(combined: wrapped),
+            let privateKey = try? XChaCha20Poly1305.openSecure(
+                box, using: kek, authenticating: associatedData(vaultID: vaultID)),
+            privateKey.count == AnonymousSealedBox.publicKeyByteCount,
+            let keys = try? AnonymousSealedBox.KeyPair(privateKey: SymmetricKey(secureBytes: privateKey)),
+            safeCompare(keys.publicKey, publicKey)
+        else { return nil }
+        return keys
+    }
+
+    /// The payload this slot was granted for `epoch`, opened with its private key.
     ///
-    /// A slot whose salt is not 16 bytes (truncated or padded in the file) is a slot that does not
-    /// open, like any other tampered slot: `nil`, so that another intact slot can still be tried and
-    /// the caller reports ``VaultError/invalidCredentials`` rather than a crypto-layer length error.
-    func unwrap(with material: UnlockMaterial, vaultID: [UInt8]) throws -> SlotPayload? {
-        guard material.slotKind == kind, salt.count == Argon2id.saltByteCount else { return nil }
+    /// - Returns: `nil` when the grant is of another epoch or does not open (an old slot row
+    ///   re-inserted after a rotation, or a tampered one).
+    func openGrant(with keys: AnonymousSealedBox.KeyPair, epoch: UInt64, vaultID: [UInt8]) throws -> SlotPayload? {
+        guard self.epoch == epoch, let opened = try? AnonymousSealedBox.open(grant, with: keys) else { return nil }
+        guard let payload = try SlotGrant.payload(opened, slotID: id, epoch: epoch, vaultID: vaultID) else {
+            return nil
+        }
+        guard payload.isScoped == isScoped else { throw VaultError.integrity("a key slot's scope flag is wrong") }
+        return payload
+    }
+
+    /// Opens a legacy (format version 1) slot: its payload, or `nil` when the material is not its own.
+    func unwrapLegacy(with material: UnlockMaterial, vaultID: [UInt8]) throws -> SlotPayload? {
+        guard isLegacy, material.slotKind == kind, salt.count == Argon2id.saltByteCount else { return nil }
         let kek = try material.keyEncryptionKey(salt: salt, parameters: parameters)
         guard let box = try? XChaCha20Poly1305.SealedBox(combined: wrapped),
             let payload = try? XChaCha20Poly1305.openSecure(
@@ -61,10 +121,12 @@ struct KeySlot {
         return decoded
     }
 
+    /// The associated data of the wrap: format, vault, slot, kind, scope, salt, costs and (from
+    /// version 2) the public key.
     func associatedData(vaultID: [UInt8]) -> [UInt8] {
         var writer = ByteWriter()
-        writer.append(raw: VaultFormat.Tag.keySlot)
-        writer.append(UInt16(VaultFormat.currentVersion))
+        writer.append(raw: isLegacy ? VaultFormat.Tag.legacyKeySlot : VaultFormat.Tag.keySlot)
+        writer.append(UInt16(isLegacy ? 1 : VaultFormat.currentVersion))
         writer.append(raw: vaultID)
         writer.append(raw: id)
         writer.append(kind.rawValue)
@@ -74,35 +136,71 @@ struct KeySlot {
         // to open like any other edited slot, rather than trapping on the conversion.
         writer.append(UInt64(truncatingIfNeeded: parameters.opsLimit))
         writer.append(UInt64(truncatingIfNeeded: parameters.memLimitBytes))
+        if !isLegacy { writer.append(raw: publicKey) }
         return writer.bytes
+    }
+
+    /// This slot's term in the integrity digest: a keyed hash of every column, so that a slot row
+    /// re-inserted from an old copy, edited or deleted outside the vault shows in ``Vault/verify()``.
+    func integrityHash(key: SymmetricKey) -> [UInt8] {
+        var writer = ByteWriter(reservingCapacity: 160)
+        writer.append(raw: Array("TVK2".utf8))
+        writer.append(raw: id)
+        writer.append(kind.rawValue)
+        writer.append(UInt8(isScoped ? 1 : 0))
+        writer.append(lengthPrefixed: salt)
+        writer.append(UInt64(truncatingIfNeeded: parameters.opsLimit))
+        writer.append(UInt64(truncatingIfNeeded: parameters.memLimitBytes))
+        writer.append(lengthPrefixed: publicKey)
+        writer.append(raw: BLAKE2b.hash(wrapped))
+        writer.append(raw: BLAKE2b.hash(grant))
+        writer.append(epoch)
+        return BLAKE2b.hash(writer.bytes, key: key)
     }
 
     // MARK: Rows
 
+    static let columns = "slot_id, kind, scoped, salt, ops_limit, mem_limit, public_key, wrapped, sealed_grant, epoch"
+
     func insert(into db: SQLiteConnection) throws {
+        try db.run("INSERT INTO key_slots (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", values)
+    }
+
+    /// Replaces the stored row with the same id by this one.
+    func update(in db: SQLiteConnection) throws {
         try db.run(
-            "INSERT INTO key_slots (slot_id, kind, scoped, salt, ops_limit, mem_limit, wrapped) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [
-                .blob(id), .integer(Int64(kind.rawValue)), .integer(isScoped ? 1 : 0), .blob(salt),
-                .integer(Int64(parameters.opsLimit)), .integer(Int64(parameters.memLimitBytes)), .blob(wrapped),
-            ])
+            "UPDATE key_slots SET kind = ?2, scoped = ?3, salt = ?4, ops_limit = ?5, mem_limit = ?6, public_key = ?7, "
+                + "wrapped = ?8, sealed_grant = ?9, epoch = ?10 WHERE slot_id = ?1", values)
+        guard db.changes == 1 else { throw VaultError.integrity("a key slot vanished during an update") }
+    }
+
+    private var values: [SQLiteValue] {
+        [
+            .blob(id), .integer(Int64(kind.rawValue)), .integer(isScoped ? 1 : 0), .blob(salt),
+            .integer(Int64(parameters.opsLimit)), .integer(Int64(parameters.memLimitBytes)), .blob(publicKey),
+            .blob(wrapped), .blob(grant), .integer(Int64(bitPattern: epoch)),
+        ]
     }
 
     static func delete(id: [UInt8], from db: SQLiteConnection) throws {
         try db.run("DELETE FROM key_slots WHERE slot_id = ?", [.blob(id)])
+        guard db.changes == 1 else { throw VaultError.invalidCredentials }  // removed meanwhile
     }
 
     /// All slots. A slot with an unknown kind is kept out (it cannot be opened by this version).
     static func all(in db: SQLiteConnection) throws -> [KeySlot] {
-        try db.query(
-            "SELECT slot_id, kind, scoped, salt, ops_limit, mem_limit, wrapped FROM key_slots ORDER BY slot_id"
-        ) {
-            row -> KeySlot? in
+        try db.query("SELECT \(columns) FROM key_slots ORDER BY slot_id") { row -> KeySlot? in
             guard let kind = Kind(rawValue: UInt8(truncatingIfNeeded: row.integer(1))) else { return nil }
             return KeySlot(
                 id: row.blob(0), kind: kind, isScoped: row.integer(2) != 0, salt: row.blob(3),
                 parameters: Argon2id.Parameters(opsLimit: Int(row.integer(4)), memLimitBytes: Int(row.integer(5))),
-                wrapped: row.blob(6))
+                publicKey: row.isNull(6) ? [] : row.blob(6), wrapped: row.blob(7),
+                grant: row.isNull(8) ? [] : row.blob(8), epoch: UInt64(bitPattern: row.isNull(9) ? 0 : row.integer(9)))
         }.compactMap { $0 }
+    }
+
+    /// The slot with this id, if it is still there.
+    static func find(id: [UInt8], in db: SQLiteConnection) throws -> KeySlot? {
+        try all(in: db).first { $0.id == id }
     }
 }

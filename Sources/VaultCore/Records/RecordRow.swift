@@ -13,16 +13,25 @@ struct RecordRow {
 
     /// The associated data the blob was sealed with: format, vault, record, kind, version, domain
     /// and policy. Changing any of them (or copying the blob elsewhere) makes it fail to open.
-    func associatedData(vaultID: [UInt8]) -> [UInt8] {
-        var writer = ByteWriter(reservingCapacity: 96)
+    ///
+    /// From format version 2, metadata rows also bind their look-up tag, so a metadata row moved under
+    /// another name (the default token id swapped with a lease, say) fails to open at once. Item rows
+    /// keep the version 1 layout: their name is sealed inside and checked against the tag on every read.
+    func associatedData(vaultID: [UInt8], format: Int = VaultFormat.currentVersion) -> [UInt8] {
+        let bindsLookup = kind.isMetadata && format >= 2
+        var writer = ByteWriter(reservingCapacity: 136)
         writer.append(raw: VaultFormat.Tag.record)
-        writer.append(UInt16(VaultFormat.currentVersion))
+        writer.append(UInt16(bindsLookup ? 2 : 1))
         writer.append(raw: vaultID)
         writer.append(raw: id)
         writer.append(kind.rawValue)
         writer.append(version)
         writer.append(lengthPrefixed: domainID)
         writer.append(policyCode)
+        if bindsLookup {
+            writer.append(UInt8(lookup == nil ? 0 : 1))
+            writer.append(lengthPrefixed: lookup ?? [])
+        }
         return writer.bytes
     }
 
@@ -47,10 +56,11 @@ struct RecordRow {
     /// Opens the blob with `key`.
     ///
     /// - Throws: ``VaultError/integrity(_:)`` when the row was tampered with, moved or swapped.
-    func open(key: SymmetricKey, vaultID: [UInt8]) throws -> [UInt8] {
+    func open(key: SymmetricKey, vaultID: [UInt8], format: Int = VaultFormat.currentVersion) throws -> [UInt8] {
         do {
             let box = try XChaCha20Poly1305.SealedBox(combined: sealed)
-            return try XChaCha20Poly1305.open(box, using: key, authenticating: associatedData(vaultID: vaultID))
+            return try XChaCha20Poly1305.open(
+                box, using: key, authenticating: associatedData(vaultID: vaultID, format: format))
         } catch is CryptoError {
             throw VaultError.integrity("a record failed authentication (tampered, truncated or moved)")
         }

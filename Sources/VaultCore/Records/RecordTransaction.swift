@@ -1,8 +1,9 @@
 import VaultCrypto
 import VaultStorage
 
-/// The records of one write transaction: every insert, update and delete also updates the
-/// integrity digest, which is re-sealed with the next generation when the transaction commits.
+/// The records and key slots of one write transaction: every insert, update and delete also
+/// updates the integrity digest, which is re-sealed with the next generation when the transaction
+/// commits.
 struct RecordTransaction {
     let db: SQLiteConnection
     let keys: KeyRing
@@ -46,6 +47,11 @@ struct RecordTransaction {
         try db.run("DELETE FROM records WHERE record_id = ?", [.blob(row.id)])
         guard db.changes == 1 else { throw VaultError.integrity("a record vanished during a delete") }
         state.digest.subtract(row.integrityHash(keys: keys))
+    }
+
+    mutating func insertSlot(_ slot: KeySlot) throws {
+        try slot.insert(into: db)
+        state.digest.add(slot.integrityHash(key: keys.integrityKey))
     }
 
     /// Seals the digest with the next generation. Call last, inside the same SQL transaction.

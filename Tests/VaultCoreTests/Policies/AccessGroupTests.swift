@@ -71,7 +71,8 @@ import TokenVault
             guard let contents = FileManager.default.contents(atPath: url.path + suffix) else { continue }
             #expect(contents.range(of: Data(group.utf8)) == nil)
         }
-        #expect(try vault.verify().authenticatedRecordCount == 2)  // the item and the group directory
+        // The item, the group directory and the scoped slot's group list.
+        #expect(try vault.verify().authenticatedRecordCount == 3)
     }
 
     @Test func scopedSlotsAreRefusedWithoutGroupsOrFullAccess() throws {

@@ -1,0 +1,83 @@
+import OAuth2
+import VaultCore
+
+/// The token a `Credential` keeps between reads, in a form that locking the vault makes
+/// unreadable.
+///
+/// A token read from a vault keeps its strings (access, refresh and ID token, device secret, client
+/// secret) sealed under the vault's cache key of the key generation it was read in. That key lives
+/// in guarded memory and is wiped by `lock()`, a new unlock and the end of the unlock session, so
+/// every credential's copy becomes unreadable at that moment, without the vault having to find the
+/// credentials. Guarded memory for each copy would not scale: a token is larger than a pooled block,
+/// so each copy would take its own mappings with guard pages, and a `find` returning a few tens of
+/// thousands of credentials would run the process out of mappings (65,530 by default on Linux).
+/// A storage without keys (in memory) keeps its tokens in the clear anyway, and so does this copy.
+struct HeldToken: Sendable {
+    private enum Secrets: Sendable {
+        case clear(Token)
+        case sealed(CachedSecrets)
+    }
+
+    /// The token without any secret: id, type, expiry, scope, issuer, client id.
+    let redacted: Token
+    private let secrets: Secrets
+
+    /// Keeps `token`, read in `generation` of `vault` (`nil` for a storage without a vault).
+    ///
+    /// - Returns: `nil` when that generation has already ended: the token must not be kept.
+    init?(_ token: Token, vault: Vault?, generation: VaultKeyGeneration?) {
+        redacted = token.withoutSecrets()
+        guard let vault else {
+            secrets = .clear(token)
+            return
+        }
+        guard let generation, let sealed = vault.sealForCache(token.secretStrings, generation: generation) else {
+            return nil
+        }
+        secrets = .sealed(sealed)
+    }
+
+    /// Whether ``token(in:)`` can still open the copy, without opening it.
+    func isReadable(in vault: Vault?) -> Bool {
+        switch secrets {
+        case .clear: true
+        case .sealed(let sealed): vault?.keyGeneration == sealed.generation
+        }
+    }
+
+    /// The whole token, or `nil` once the keys of the generation it was read in were wiped.
+    func token(in vault: Vault?) -> Token? {
+        switch secrets {
+        case .clear(let token): token
+        case .sealed(let sealed): vault?.openFromCache(sealed).flatMap(redacted.withSecrets)
+        }
+    }
+}
+
+extension Token {
+    /// The strings that are secret, in a fixed order: access, refresh and ID token, device secret,
+    /// client secret.
+    fileprivate var secretStrings: [String?] {
+        [accessToken, refreshToken, idToken?.rawValue, deviceSecret, context.clientSecret]
+    }
+
+    /// The same token with every secret removed: an empty access token, no refresh token, ID token,
+    /// device secret or client secret.
+    func withoutSecrets() -> Token {
+        Token(
+            id: id, tokenType: tokenType, accessToken: "", refreshToken: nil, idToken: nil, deviceSecret: nil,
+            scope: scope, issuedAt: issuedAt, expiresIn: expiresIn,
+            context: Context(issuer: context.issuer, clientID: context.clientID, scopes: context.scopes))
+    }
+
+    /// This secret-free token with the strings of ``secretStrings`` put back.
+    fileprivate func withSecrets(_ secrets: [String?]) -> Token? {
+        guard secrets.count == 5, let accessToken = secrets[0] else { return nil }
+        return Token(
+            id: id, tokenType: tokenType, accessToken: accessToken, refreshToken: secrets[1],
+            idToken: secrets[2].flatMap { try? JWT($0) }, deviceSecret: secrets[3], scope: scope,
+            issuedAt: issuedAt, expiresIn: expiresIn,
+            context: Context(
+                issuer: context.issuer, clientID: context.clientID, clientSecret: secrets[4], scopes: context.scopes))
+    }
+}

@@ -1,0 +1,116 @@
+import VaultCrypto
+import VaultStorage
+
+/// Moves a vault to a new key epoch, in the caller's write transaction: a new random master key
+/// (and passcode root), every record re-sealed under it, every remaining key slot granted the new
+/// epoch's payload, removed slots dropped, added slots granted, and the integrity digest rebuilt.
+///
+/// This is how an unlock is revoked: a removed or replaced slot is never granted the new epoch, so
+/// its secret, even with an old copy of the file, opens only the old epoch's keys, and those open
+/// nothing written or re-written afterwards. SQLite commits all of it or none of it, so a crash
+/// leaves the vault at the old epoch or the new one, never between.
+struct KeyRotation {
+    /// A slot to add, made for its material but not granted yet, and its groups when scoped.
+    struct NewSlot {
+        let slot: KeySlot
+        let groups: Set<String>?
+    }
+
+    let vaultID: [UInt8]
+    /// The keys of the current epoch, with full access.
+    let current: KeyRing
+    let device: DeviceSecret?
+
+    /// Rotates, removing the slots `removing` and adding `adding`.
+    ///
+    /// - Returns: The new epoch's keys.
+    /// - Throws: ``VaultError/integrity(_:)`` when the vault fails verification (re-keying would hide
+    ///   the damage), ``VaultError/invalidArgument(_:)`` when a version 1 slot would be left behind or
+    ///   no full-access slot would remain, ``VaultError/unavailableOnThisDevice`` for items bound to
+    ///   another device, ``VaultError/storage(_:)`` when another process re-keyed meanwhile.
+    func run(removing: Set<[UInt8]>, adding: [NewSlot], in db: SQLiteConnection) throws -> KeyRing {
+        guard current.masterKey != nil else {
+            throw VaultError.accessDenied("re-keying the vault needs a full-access unlock")
+        }
+        guard try VaultSchema.epoch(db) == current.epoch else {
+            throw VaultError.storage("another process changed the key slots meanwhile; try again")
+        }
+        let slots = try KeySlot.all(in: db)
+        let state = try IntegrityState.load(from: db, keys: current, vaultID: vaultID)
+        let rows = try db.query("SELECT \(RecordRow.columns) FROM records", row: RecordRow.init)
+        guard IntegrityState.digest(of: rows, slots: slots, keys: current) == state.digest else {
+            throw VaultError.integrity(
+                "the vault fails verification, and re-keying it would hide that; run verify and restore a backup")
+        }
+        let remaining = slots.filter { !removing.contains($0.id) }
+        guard !remaining.contains(where: \.isLegacy) else {
+            throw VaultError.invalidArgument(
+                "a key slot of format version 1 is left: unlock with it once (which upgrades it) or remove it first")
+        }
+        let kept = remaining + adding.map(\.slot)
+        guard kept.contains(where: { !$0.isScoped }) else {
+            throw VaultError.invalidArgument("this is the last key slot with full access")
+        }
+        guard kept.count <= VaultFormat.maximumSlotCount else {
+            throw VaultError.invalidArgument("a vault holds at most \(VaultFormat.maximumSlotCount) key slots")
+        }
+        let hasPassphraseSlot = kept.contains { $0.kind.usesPassphrase }
+        let passcodeCode = Int64(Accessibility.whenPasscodeSetThisDeviceOnly.code)
+        if hasPassphraseSlot, current.passcodeRoot == nil,
+            rows.contains(where: { !$0.kind.isMetadata && $0.policyCode & 0xff == passcodeCode })
+        {
+            throw VaultError.invalidArgument(
+                "unlock with a passphrase first: re-keying re-seals items only a passphrase unlock can read")
+        }
+        var scopes: [[UInt8]: Set<String>] = [:]
+        for slot in remaining where slot.isScoped {
+            guard let groups = try SlotScopes.groups(of: slot.id, in: db, keys: current, vaultID: vaultID) else {
+                throw VaultError.integrity("a scoped key slot's access groups are not recorded")
+            }
+            scopes[slot.id] = groups
+        }
+        for added in adding { if let groups = added.groups { scopes[added.slot.id] = groups } }
+
+        let next = try KeyRing(
+            SlotPayload(
+                masterKey: SymmetricKey(randomByteCount: SubkeyDerivation.masterKeyByteCount),
+                passcodeRoot: hasPassphraseSlot ? SymmetricKey(randomByteCount: 32) : nil),
+            epoch: current.epoch + 1)
+        var newRows = try RecordReseal(
+            vaultID: vaultID, old: current, oldFormat: VaultFormat.currentVersion, new: next, device: device,
+            keepsPasscodeItems: hasPassphraseSlot, slotIDs: slots.map(\.id), droppedSlotIDs: removing
+        ).run(in: db, onlyMetadata: false)
+        for added in adding {
+            guard let groups = added.groups else { continue }
+            let row = try SlotScopes.row(groups, of: added.slot.id, keys: next, vaultID: vaultID)
+            try db.run("INSERT INTO records (\(RecordRow.columns)) VALUES (?, ?, ?, ?, ?, ?, ?)", row.values)
+            newRows.append(row)
+        }
+
+        var newSlots: [KeySlot] = []
+        for slot in slots where removing.contains(slot.id) { try KeySlot.delete(id: slot.id, from: db) }
+        for slot in remaining {
+            let granted = try slot.granting(
+                payload(for: slot, groups: scopes[slot.id], next), epoch: next.epoch, vaultID: vaultID)
+            try granted.update(in: db)
+            newSlots.append(granted)
+        }
+        for added in adding {
+            let granted = try added.slot.granting(
+                payload(for: added.slot, groups: added.groups, next), epoch: next.epoch, vaultID: vaultID)
+            try granted.insert(into: db)
+            newSlots.append(granted)
+        }
+        try VaultSchema.writeHeader(formatVersion: VaultFormat.currentVersion, epoch: next.epoch, db)
+        try IntegrityState(
+            generation: state.generation + 1, digest: IntegrityState.digest(of: newRows, slots: newSlots, keys: next)
+        ).store(into: db, keys: next, vaultID: vaultID)
+        return next
+    }
+
+    private func payload(for slot: KeySlot, groups: Set<String>?, _ next: KeyRing) throws -> SlotPayload {
+        try next.payload(
+            scopedTo: slot.isScoped ? Set((groups ?? []).map(Optional.some)) : nil,
+            includingPasscode: slot.kind.usesPassphrase)
+    }
+}
