@@ -47,7 +47,8 @@ extension Vault {
         let row = try RecordRow.seal(
             ItemEnvelope(name: item.name, metadata: item.metadata, content: content).bytes, id: id, kind: kind,
             lookup: lookup, domainID: keys.id(of: domain, device: device), policyCode: domain.policyCode,
-            version: (existing?.version ?? 0) + 1, key: try keys.key(for: domain, device: device), vaultID: vaultID)
+            version: (existing?.version ?? 0) + 1, scope: transaction.register(group: policy.accessGroup),
+            key: try keys.key(for: domain, device: device), vaultID: vaultID)
         if let existing {
             try transaction.replace(existing, with: row)
         } else {

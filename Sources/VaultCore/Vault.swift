@@ -113,7 +113,9 @@ public final class Vault: Sendable {
             try database.enableWriteAheadLog()
             if header.formatVersion == 1 { try database.write { try VaultSchema.addVersion2Columns($0) } }
             let vaultID = header.vaultID
-            let keys = try unlockRing(with: material, database: database, vaultID: vaultID)
+            let device = try? DeviceSecret.load(
+                at: configuration.deviceSecretURL, allowsInsecurePermissions: configuration.allowsInsecurePermissions)
+            let keys = try unlockRing(with: material, database: database, vaultID: vaultID, device: device)
             return Vault(database: database, vaultID: vaultID, url: url, configuration: configuration, keys: keys)
         }
     }
@@ -195,8 +197,8 @@ public final class Vault: Sendable {
                 "INSERT INTO vault_header (singleton, format_version, vault_id) VALUES (1, ?, ?)",
                 [.integer(Int64(VaultFormat.currentVersion)), .blob(vaultID)])
             for slot in slots { try slot.insert(into: db) }
-            try IntegrityState(generation: 0, digest: IntegrityState.digest(of: [], slots: slots, keys: keys))
-                .store(into: db, keys: keys, vaultID: vaultID)
+            try ScopedDigests(rows: [], slots: slots, keys: keys, groups: [:])
+                .storeAll(into: db, generations: [:], keys: keys, groups: [:], vaultID: vaultID)
         }
     }
 
@@ -222,7 +224,9 @@ public final class Vault: Sendable {
         try Self.translatingErrors {
             let material = try UnlockMaterial(
                 unlock, allowsInsecurePermissions: configuration.allowsInsecurePermissions)
-            startSession(try Self.unlockRing(with: material, database: database, vaultID: vaultID))
+            startSession(
+                try Self.unlockRing(
+                    with: material, database: database, vaultID: vaultID, device: try? deviceSecret(creating: false)))
         }
     }
 
@@ -235,16 +239,21 @@ public final class Vault: Sendable {
     }
 
     /// The keys `material` unlocks, upgrading a legacy slot (and a version 1 file) on the way.
-    static func unlockRing(with material: UnlockMaterial, database: SQLiteDatabase, vaultID: [UInt8]) throws
-        -> KeyRing
-    {
+    ///
+    /// - Parameter device: This device's secret, if any: a migration files items bound to it under
+    ///   their access group.
+    static func unlockRing(
+        with material: UnlockMaterial, database: SQLiteDatabase, vaultID: [UInt8], device: DeviceSecret?
+    ) throws -> KeyRing {
         while true {
             let (epoch, slots) = try database.read { db in (try VaultSchema.epoch(db), try KeySlot.all(in: db)) }
             let opened = try openSlot(slots, with: material, vaultID: vaultID, epoch: epoch)
             if let keys = opened.keys {
                 return try KeyRing(opened.payload, epoch: epoch, slot: .init(id: opened.slot.id, keys: keys))
             }
-            if let ring = try VaultMigration.upgrade(opened, material: material, database: database, vaultID: vaultID) {
+            if let ring = try VaultMigration.upgrade(
+                opened, material: material, database: database, vaultID: vaultID, device: device)
+            {
                 return ring
             }
         }

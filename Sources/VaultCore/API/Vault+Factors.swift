@@ -95,7 +95,7 @@ extension Vault {
                     row,
                     with: RecordRow.seal(
                         resealed.bytes, id: row.id, kind: row.kind, lookup: row.lookup, domainID: row.domainID,
-                        policyCode: row.policyCode, version: row.version + 1,
+                        policyCode: row.policyCode, version: row.version + 1, scope: row.scope,
                         key: keys.key(for: domain, device: device), vaultID: vaultID))
             }
         }

@@ -4,8 +4,9 @@ import Foundation
 /// every process sharing it sees them. A crashed holder's lease frees as soon as another process on
 /// the same machine sees its holder is gone, and otherwise when it expires.
 ///
-/// Leases are vault-wide, so named leases need a full-access unlock; the refresh lease of a token
-/// needs an unlock whose scope includes the token's access group.
+/// Named leases are vault-wide, so they need a full-access unlock. The refresh lease of a token
+/// belongs to the token's access group: it is sealed with that group's metadata key and counted in
+/// that group's digest, so an unlock scoped to the group can take it and no other can.
 extension Vault {
     private struct Lease: Codable {
         let owner: String
@@ -28,7 +29,7 @@ extension Vault {
     {
         try write { transaction in
             guard transaction.keys.scope == nil else { throw Self.outOfScope }
-            return try takeLease(name, owner: owner, duration: duration, now: now, in: &transaction)
+            return try takeLease(name, group: nil, owner: owner, duration: duration, now: now, in: &transaction)
         }
     }
 
@@ -48,11 +49,12 @@ extension Vault {
         id: String, owner: String, duration: TimeInterval, now: Date = Date()
     ) throws -> Bool {
         try write { transaction in
-            guard try checkTokenScope(id, in: transaction.db, keys: transaction.keys) else {
+            guard let group = try tokenGroup(id, in: transaction.db, keys: transaction.keys) else {
                 throw VaultError.notFound("a token with this id")
             }
             return try takeLease(
-                Self.refreshLeaseName(id), owner: owner, duration: duration, now: now, in: &transaction)
+                Self.refreshLeaseName(id), group: group, owner: owner, duration: duration, now: now,
+                in: &transaction)
         }
     }
 
@@ -62,12 +64,20 @@ extension Vault {
     ///   - name: The lease.
     ///   - owner: The holder.
     package func releaseLease(_ name: String, owner: String) throws {
+        try release(name, owner: owner, groups: [nil])
+    }
+
+    /// Deletes the lease `name` of the first of `groups` that has one, if `owner` holds it.
+    private func release(_ name: String, owner: String, groups: [String?]?) throws {
         try write { transaction in
-            let lookup = transaction.keys.lookup(kind: .lease, accessGroup: nil, name: name)
-            guard let existing = try row(lookup: lookup, in: transaction.db),
-                try decode(existing, keys: transaction.keys).owner == owner
-            else { return }
-            try transaction.delete(existing)
+            let keys = transaction.keys
+            let candidates = try groups ?? candidateGroups(in: transaction.db, keys: keys)
+            for group in candidates where keys.isInScope(group) {
+                let lookup = keys.lookup(kind: .lease, accessGroup: group, name: name)
+                guard let existing = try row(lookup: lookup, in: transaction.db) else { continue }
+                if try decode(existing, group: group, keys: keys).owner == owner { try transaction.delete(existing) }
+                return
+            }
         }
     }
 
@@ -78,31 +88,33 @@ extension Vault {
     ///   - id: The token id.
     ///   - owner: The holder.
     package func releaseTokenRefreshLease(id: String, owner: String) throws {
-        try releaseLease(Self.refreshLeaseName(id), owner: owner)
+        try release(Self.refreshLeaseName(id), owner: owner, groups: nil)
     }
 
-    private static func refreshLeaseName(_ id: String) -> String { "refresh " + id }
+    /// The name of the lease that guards refreshing token `id`.
+    static func refreshLeaseName(_ id: String) -> String { "refresh " + id }
 
     private func takeLease(
-        _ name: String, owner: String, duration: TimeInterval, now: Date, in transaction: inout RecordTransaction
+        _ name: String, group: String?, owner: String, duration: TimeInterval, now: Date,
+        in transaction: inout RecordTransaction
     ) throws -> Bool {
-        let lookup = transaction.keys.lookup(kind: .lease, accessGroup: nil, name: name)
+        let lookup = transaction.keys.lookup(kind: .lease, accessGroup: group, name: name)
         let existing = try row(lookup: lookup, in: transaction.db)
         if let existing {
-            let lease = try decode(existing, keys: transaction.keys)
+            let lease = try decode(existing, group: group, keys: transaction.keys)
             let free = lease.owner == owner || lease.expires <= now || lease.holder?.isKnownDead == true
             guard free else { return false }
         }
         let lease = Lease(owner: owner, expires: now.addingTimeInterval(duration), holder: .current)
         try transaction.upsertMetadata(
-            Array(try JSONEncoder().encode(lease)), kind: .lease, lookup: lookup, replacing: existing)
+            Array(try JSONEncoder().encode(lease)), kind: .lease, lookup: lookup, replacing: existing, group: group)
         return true
     }
 
-    private func decode(_ row: RecordRow, keys: KeyRing) throws -> Lease {
+    private func decode(_ row: RecordRow, group: String?, keys: KeyRing) throws -> Lease {
         guard
             let lease = try? JSONDecoder().decode(
-                Lease.self, from: Data(row.open(key: keys.metadataKey, vaultID: vaultID)))
+                Lease.self, from: Data(row.open(key: keys.metadataKey(forGroup: group), vaultID: vaultID)))
         else { throw VaultError.integrity("a lease record is malformed") }
         return lease
     }

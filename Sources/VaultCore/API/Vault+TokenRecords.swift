@@ -196,9 +196,16 @@ extension Vault {
     /// - Returns: Whether such a row exists.
     /// - Throws: ``VaultError/accessDenied(_:)`` for a token of a group outside a scoped unlock.
     func checkTokenScope(_ id: String, in db: SQLiteConnection, keys: KeyRing) throws -> Bool {
-        guard let stored = try row(lookup: tokenLookup(id, keys), in: db) else { return false }
-        _ = try openToken(stored, groups: candidateGroups(in: db, keys: keys), keys: keys)
-        return true
+        try tokenGroup(id, in: db, keys: keys) != nil
+    }
+
+    /// The access group of the stored token `id` (`.some(nil)` for none), or `nil` when it is not
+    /// stored.
+    ///
+    /// - Throws: ``VaultError/accessDenied(_:)`` for a token of a group outside a scoped unlock.
+    func tokenGroup(_ id: String, in db: SQLiteConnection, keys: KeyRing) throws -> String?? {
+        guard let stored = try row(lookup: tokenLookup(id, keys), in: db) else { return nil }
+        return .some(try openToken(stored, groups: candidateGroups(in: db, keys: keys), keys: keys).domain.accessGroup)
     }
 
     private func tokenLookup(_ id: String, _ keys: KeyRing) -> [UInt8] {
@@ -262,7 +269,7 @@ extension Vault {
     private func namedDefault(in db: SQLiteConnection, keys: KeyRing) throws -> String? {
         let lookup = keys.lookup(kind: .defaultToken, accessGroup: nil, name: Self.defaultTokenName)
         guard let stored = try row(lookup: lookup, in: db) else { return nil }
-        let bytes = try stored.open(key: keys.metadataKey, vaultID: vaultID)
+        let bytes = try stored.open(key: keys.metadataKey(forGroup: nil), vaultID: vaultID)
         return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
     }
 

@@ -3,12 +3,14 @@ import VaultStorage
 
 extension Vault {
     /// Checks the whole vault: every record's and key slot's presence and version against the sealed
-    /// integrity digest (which catches deleted, re-added, edited or rolled-back rows and slots, such as
+    /// integrity digests (which catch deleted, re-added, edited or rolled-back rows and slots, such as
     /// a slot row put back from an old copy of the file), and every record this unlock holds the key
     /// for by decrypting it.
     ///
-    /// Records whose keys this unlock does not hold (other groups of a scoped unlock, classes whose
-    /// session ended, items bound to another device) are covered by the digest only.
+    /// With full access every digest is checked: the vault-wide one (vault-wide rows and key slots)
+    /// and each access group's, and every group in the directory must have one. A scoped unlock
+    /// checks its own groups' digests only. Records whose keys this unlock does not hold (classes
+    /// whose session ended, items bound to another device) are covered by the digests only.
     ///
     /// The file's structure is checked first (SQLite's `PRAGMA integrity_check`): a damaged
     /// b-tree or index page can hide a record from lookups by name while a full scan, and so the
@@ -19,15 +21,17 @@ extension Vault {
         try checkStructure()
         let device = try deviceSecret(creating: false)
         return try read { db, keys in
-            let state = try IntegrityState.load(from: db, keys: keys, vaultID: vaultID)
-            let slots = try db.query("SELECT count(*) FROM key_slots") { Int($0.integer(0)) }.first ?? 0
+            let slots = try KeySlot.all(in: db)
+            let slotRows = try db.query("SELECT count(*) FROM key_slots") { Int($0.integer(0)) }.first ?? 0
             let rows = try db.query("SELECT \(RecordRow.columns) FROM records", row: RecordRow.init)
             let groups = try candidateGroups(in: db, keys: keys)
-            let digest = IntegrityState.digest(of: rows, slots: try KeySlot.all(in: db), keys: keys)
+            let scopes = keys.scopes(of: groups)
+            let digests = try ScopedDigests(rows: rows, slots: slots, keys: keys, groups: scopes)
             var authenticated = 0
             var failed = 0
             for row in rows {
-                guard let key = try? sealingKey(of: row, groups: groups, keys: keys, device: device) else { continue }
+                guard let key = try? sealingKey(of: row, groups: groups, scopes: scopes, keys: keys, device: device)
+                else { continue }
                 do {
                     _ = try row.open(key: key, vaultID: vaultID)
                     authenticated += 1
@@ -38,23 +42,28 @@ extension Vault {
             if failed > 0 {
                 throw VaultError.integrity("\(failed) of \(rows.count) records failed authentication")
             }
-            guard digest == state.digest else {
-                throw VaultError.integrity(
-                    "the set of records and key slots does not match the integrity digest (a record or key slot was deleted, added, edited or rolled back outside the vault)"
-                )
-            }
+            let generations = try digests.check(in: db, keys: keys, groups: scopes, vaultID: vaultID)
             return VaultReport(
-                formatVersion: VaultFormat.currentVersion, keySlotCount: slots, recordCount: rows.count,
-                authenticatedRecordCount: authenticated, generation: state.generation)
+                formatVersion: VaultFormat.currentVersion, keySlotCount: slotRows, recordCount: rows.count,
+                authenticatedRecordCount: authenticated,
+                generation: generations[[]] ?? generations.values.max() ?? 0)
         }
     }
 
-    /// The key a row was sealed with, if this unlock holds it: the metadata key, or the key of the
+    /// The key a row was sealed with, if this unlock holds it: a metadata key, or the key of the
     /// domain among `groups` whose id the row carries.
-    private func sealingKey(of row: RecordRow, groups: [String?], keys: KeyRing, device: DeviceSecret?) throws
-        -> SymmetricKey?
-    {
-        if row.kind.isMetadata { return keys.metadataKey }
+    private func sealingKey(
+        of row: RecordRow, groups: [String?], scopes: [[UInt8]: String], keys: KeyRing, device: DeviceSecret?
+    ) throws -> SymmetricKey? {
+        if row.kind.isMetadata {
+            let group = try row.scope.map { scope in
+                guard let group = scopes[scope] else {
+                    throw VaultError.integrity("a record belongs to no known access group")
+                }
+                return group
+            }
+            return try keys.metadataSealingKey(kind: row.kind, group: group)
+        }
         if let domain = try row.domain(among: groups.filter(keys.isInScope), keys: keys, device: device) {
             return try keys.key(for: domain, device: device)
         }

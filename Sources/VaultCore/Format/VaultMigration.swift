@@ -17,7 +17,8 @@ enum VaultMigration {
     /// - Throws: ``VaultError/integrity(_:)`` when the file fails verification: migrating would
     ///   hide the damage.
     static func upgrade(
-        _ opened: Vault.OpenedSlot, material: UnlockMaterial, database: SQLiteDatabase, vaultID: [UInt8]
+        _ opened: Vault.OpenedSlot, material: UnlockMaterial, database: SQLiteDatabase, vaultID: [UInt8],
+        device: DeviceSecret?
     ) throws -> KeyRing? {
         let costs = KeyDerivation.custom(
             opsLimit: opened.slot.parameters.opsLimit, memLimitBytes: opened.slot.parameters.memLimitBytes)
@@ -31,34 +32,51 @@ enum VaultMigration {
                 stored.wrapped == opened.slot.wrapped
             else { return nil }
             let ring = try KeyRing(opened.payload, epoch: header.epoch)
-            let state = try IntegrityState.load(from: db, keys: ring, vaultID: vaultID, format: header.formatVersion)
-            var rows = try db.query("SELECT \(RecordRow.columns) FROM records", row: RecordRow.init)
-            let digestSlots = header.formatVersion == 1 ? [] : slots
-            guard IntegrityState.digest(of: rows, slots: digestSlots, keys: ring) == state.digest else {
-                throw VaultError.integrity(
-                    "the vault fails verification, and upgrading it would hide that; restore a backup")
-            }
-            if header.formatVersion == 1 {
-                rows = try RecordReseal(
-                    vaultID: vaultID, old: ring, oldFormat: 1, new: ring, device: nil, keepsPasscodeItems: true,
-                    slotIDs: slots.map(\.id), droppedSlotIDs: []
-                ).run(in: db, onlyMetadata: true)
-            }
             let slot = try made.granting(opened.payload, epoch: header.epoch, vaultID: vaultID)
-            try KeySlot.delete(id: stored.id, from: db)
-            try slot.insert(into: db)
-            if opened.payload.isScoped {
-                let groups = Set(opened.payload.groupKeys.keys.compactMap(\.accessGroup))
-                let row = try SlotScopes.row(groups, of: slot.id, keys: ring, vaultID: vaultID)
-                try db.run("INSERT INTO records (\(RecordRow.columns)) VALUES (?, ?, ?, ?, ?, ?, ?)", row.values)
-                rows.append(row)
+            if header.formatVersion == 1 {
+                try migrateFile(db, ring: ring, replacing: stored, with: slot, vaultID: vaultID, device: device)
+            } else {
+                var transaction = try RecordTransaction(db: db, keys: ring, vaultID: vaultID)
+                try transaction.deleteSlot(stored)
+                try transaction.insertSlot(slot)
+                if opened.payload.isScoped {
+                    let groups = Set(opened.payload.groupKeys.keys.compactMap(\.accessGroup))
+                    try SlotScopes.set(groups, of: slot.id, in: &transaction)
+                }
+                try transaction.commit()
             }
-            try VaultSchema.writeHeader(formatVersion: VaultFormat.currentVersion, epoch: header.epoch, db)
-            try IntegrityState(
-                generation: state.generation + 1,
-                digest: IntegrityState.digest(of: rows, slots: KeySlot.all(in: db), keys: ring)
-            ).store(into: db, keys: ring, vaultID: vaultID)
             return try KeyRing(opened.payload, epoch: header.epoch, slot: .init(id: slot.id, keys: slotKeys))
         }
+    }
+
+    /// Migrates a version 1 file to version 2 with full-access keys, replacing the legacy slot used.
+    private static func migrateFile(
+        _ db: SQLiteConnection, ring: KeyRing, replacing legacy: KeySlot, with slot: KeySlot, vaultID: [UInt8],
+        device: DeviceSecret?
+    ) throws {
+        guard ring.scope == nil else {
+            throw VaultError.accessDenied("upgrading a format version 1 vault needs a full-access unlock")
+        }
+        let rows = try db.query("SELECT \(RecordRow.columns) FROM records", row: RecordRow.init)
+        let generation: UInt64
+        do {
+            generation =
+                try ScopedDigests(rows: rows, slots: [], keys: ring, groups: [:])
+                .check(in: db, keys: ring, groups: [:], vaultID: vaultID, format: 1)[[]] ?? 0
+        } catch VaultError.integrity(let detail) {
+            throw VaultError.integrity("\(detail); upgrading would hide that, so restore a backup")
+        }
+        let groups =
+            [nil] + (try GroupDirectory.groups(in: db, keys: ring, vaultID: vaultID, format: 1)).sorted()
+        let migrated = try RecordReseal(
+            vaultID: vaultID, old: ring, oldFormat: 1, new: ring, device: device, keepsPasscodeItems: true,
+            groups: groups, slotIDs: [legacy.id], droppedSlotIDs: []
+        ).run(in: db, onlyMetadata: true)
+        try KeySlot.delete(id: legacy.id, from: db)
+        try slot.insert(into: db)
+        try VaultSchema.writeHeader(formatVersion: VaultFormat.currentVersion, epoch: ring.epoch, db)
+        let scopes = ring.scopes(of: groups)
+        try ScopedDigests(rows: migrated, slots: KeySlot.all(in: db), keys: ring, groups: scopes)
+            .storeAll(into: db, generations: [[]: generation + 1], keys: ring, groups: scopes, vaultID: vaultID)
     }
 }

@@ -3,8 +3,8 @@ import VaultStorage
 /// Creates the tables of a new vault and reads (and prepares for migration) the header of an
 /// existing one.
 enum VaultSchema {
-    /// Version 2. Every column except ids, kinds, versions, epochs, KDF costs, slot public keys and
-    /// sizes is sealed.
+    /// Version 2. Every column except ids, kinds, versions, epochs, scope ids, KDF costs, slot public
+    /// keys and sizes is sealed.
     static let createStatements = """
         PRAGMA application_id = \(VaultFormat.applicationID);
         PRAGMA user_version = \(VaultFormat.currentVersion);
@@ -33,13 +33,23 @@ enum VaultSchema {
             domain BLOB NOT NULL,
             policy INTEGER NOT NULL,
             version INTEGER NOT NULL,
-            sealed BLOB NOT NULL
+            sealed BLOB NOT NULL,
+            scope BLOB
         ) WITHOUT ROWID;
         CREATE INDEX records_by_kind ON records (kind);
         CREATE TABLE integrity (
             singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
             sealed BLOB NOT NULL
         );
+        \(groupIntegrityTable)
+        """
+
+    /// One sealed digest per access group in use, keyed by the group's scope id.
+    private static let groupIntegrityTable = """
+        CREATE TABLE group_integrity (
+            scope BLOB PRIMARY KEY CHECK (length(scope) = 16),
+            sealed BLOB NOT NULL
+        ) WITHOUT ROWID;
         """
 
     /// The clear header of a vault.
@@ -102,6 +112,8 @@ enum VaultSchema {
             ALTER TABLE key_slots ADD COLUMN public_key BLOB;
             ALTER TABLE key_slots ADD COLUMN sealed_grant BLOB;
             ALTER TABLE key_slots ADD COLUMN epoch INTEGER;
+            ALTER TABLE records ADD COLUMN scope BLOB;
+            \(groupIntegrityTable)
             """)
     }
 

@@ -5,14 +5,18 @@ import VaultCrypto
 ///
 /// A full-access ring holds the master key, one root per accessibility class derived from it, and
 /// the passcode root when unlocked through a passphrase slot. A ring from a scoped slot holds only
-/// its groups' keys. When the unlock session ends, ``withoutSessionClasses()`` gives a ring with no
-/// key from which a `whenUnlocked`-type class could be derived again — not even the master key.
+/// what its groups need: the look-up key, the factor-record key, and per group the class keys and
+/// the group's own integrity and metadata keys — never the vault-wide integrity or metadata key, so
+/// it can neither read vault-wide metadata nor forge the digest of rows outside its groups. When
+/// the unlock session ends, ``withoutSessionClasses()`` gives a ring with no key from which a
+/// `whenUnlocked`-type class could be derived again — not even the master key.
 final class KeyRing: Sendable {
     /// Master-key subkey numbers under ``VaultFormat/subkeyContext``.
     private enum Subkey: UInt64 {
         case lookup = 1
         case integrity = 2
         case metadata = 3
+        case factor = 4
         /// Class roots are `classBase + class code`.
         case classBase = 16
     }
@@ -24,16 +28,22 @@ final class KeyRing: Sendable {
     /// The slot this ring was opened through, with its private key: lets this process follow a
     /// rotation made elsewhere without asking for the passphrase again. Dropped with the session.
     let slot: SlotAccess?
-    /// Keys the names of items into look-up tags and domains into ids.
+    /// Keys the names of items into look-up tags, domains into ids and groups into scope ids.
     let lookupKey: SymmetricKey
-    /// Keys the per-record hashes of the integrity digest and seals the digest.
-    let integrityKey: SymmetricKey
-    /// Seals vault metadata rows (factors, the access-group directory).
-    let metadataKey: SymmetricKey
+    /// Keys the vault-wide digest (vault-wide rows and key slots) and seals it; full access only.
+    private let vaultIntegrityKey: SymmetricKey?
+    /// Seals vault-wide metadata rows (the group directory, the default token id, slot scopes);
+    /// full access only.
+    private let vaultMetadataKey: SymmetricKey?
+    /// Seals the enrolled-factor records, which every unlock needs for access-controlled items.
+    private let factorKey: SymmetricKey?
     /// The access groups a scoped ring may use; `nil` for full access.
     let scope: Set<String?>?
     private let classRoots: [Accessibility: SymmetricKey]
     private let groupKeys: [ClassGroup: SymmetricKey]
+    /// A scoped ring's per-group integrity and metadata keys.
+    private let groupIntegrityKeys: [String: SymmetricKey]
+    private let groupMetadataKeys: [String: SymmetricKey]
     private let domainKeys = Locked<[DomainKeyID: SymmetricKey]>([:])
 
     /// A slot's id and key pair, as held by a process unlocked through it.
@@ -49,19 +59,24 @@ final class KeyRing: Sendable {
 
     private init(
         masterKey: SymmetricKey?, passcodeRoot: SymmetricKey?, epoch: UInt64, slot: SlotAccess?,
-        lookupKey: SymmetricKey, integrityKey: SymmetricKey, metadataKey: SymmetricKey, scope: Set<String?>?,
-        classRoots: [Accessibility: SymmetricKey], groupKeys: [ClassGroup: SymmetricKey]
+        lookupKey: SymmetricKey, vaultIntegrityKey: SymmetricKey?, vaultMetadataKey: SymmetricKey?,
+        factorKey: SymmetricKey?, scope: Set<String?>?, classRoots: [Accessibility: SymmetricKey],
+        groupKeys: [ClassGroup: SymmetricKey], groupIntegrityKeys: [String: SymmetricKey],
+        groupMetadataKeys: [String: SymmetricKey]
     ) {
         self.masterKey = masterKey
         self.passcodeRoot = passcodeRoot
         self.epoch = epoch
         self.slot = slot
         self.lookupKey = lookupKey
-        self.integrityKey = integrityKey
-        self.metadataKey = metadataKey
+        self.vaultIntegrityKey = vaultIntegrityKey
+        self.vaultMetadataKey = vaultMetadataKey
+        self.factorKey = factorKey
         self.scope = scope
         self.classRoots = classRoots
         self.groupKeys = groupKeys
+        self.groupIntegrityKeys = groupIntegrityKeys
+        self.groupMetadataKeys = groupMetadataKeys
     }
 
     /// The ring a slot payload of `epoch` opens, remembering the slot it came through.
@@ -80,15 +95,19 @@ final class KeyRing: Sendable {
             }
             self.init(
                 masterKey: master, passcodeRoot: payload.passcodeRoot, epoch: epoch, slot: slot,
-                lookupKey: try derive(Subkey.lookup.rawValue),
-                integrityKey: try derive(Subkey.integrity.rawValue), metadataKey: try derive(Subkey.metadata.rawValue),
-                scope: nil, classRoots: roots, groupKeys: [:])
+                lookupKey: try derive(Subkey.lookup.rawValue), vaultIntegrityKey: try derive(Subkey.integrity.rawValue),
+                vaultMetadataKey: try derive(Subkey.metadata.rawValue), factorKey: try derive(Subkey.factor.rawValue),
+                scope: nil, classRoots: roots, groupKeys: [:], groupIntegrityKeys: [:], groupMetadataKeys: [:])
         } else {
+            guard let lookupKey = payload.lookupKey else {
+                throw VaultError.unsupportedFormat("a key slot's payload is malformed")
+            }
             self.init(
-                masterKey: nil, passcodeRoot: nil, epoch: epoch, slot: slot, lookupKey: payload.lookupKey!,
-                integrityKey: payload.integrityKey!,
-                metadataKey: payload.metadataKey!, scope: Set(payload.groupKeys.keys.map(\.accessGroup)),
-                classRoots: [:], groupKeys: payload.groupKeys)
+                masterKey: nil, passcodeRoot: nil, epoch: epoch, slot: slot, lookupKey: lookupKey,
+                vaultIntegrityKey: payload.integrityKey, vaultMetadataKey: payload.metadataKey,
+                factorKey: payload.factorKey, scope: Set(payload.groupKeys.keys.map(\.accessGroup)),
+                classRoots: [:], groupKeys: payload.groupKeys, groupIntegrityKeys: payload.groupIntegrityKeys,
+                groupMetadataKeys: payload.groupMetadataKeys)
         }
     }
 
@@ -97,9 +116,10 @@ final class KeyRing: Sendable {
     func withoutSessionClasses() -> KeyRing {
         KeyRing(
             masterKey: nil, passcodeRoot: nil, epoch: epoch, slot: nil, lookupKey: lookupKey,
-            integrityKey: integrityKey,
-            metadataKey: metadataKey, scope: scope, classRoots: classRoots.filter { !$0.key.endsWithSession },
-            groupKeys: groupKeys.filter { !$0.key.accessibility.endsWithSession })
+            vaultIntegrityKey: vaultIntegrityKey, vaultMetadataKey: vaultMetadataKey, factorKey: factorKey,
+            scope: scope, classRoots: classRoots.filter { !$0.key.endsWithSession },
+            groupKeys: groupKeys.filter { !$0.key.accessibility.endsWithSession },
+            groupIntegrityKeys: groupIntegrityKeys, groupMetadataKeys: groupMetadataKeys)
     }
 
     /// This full-access ring as held by a process unlocked through `slot`, with or without the
@@ -110,17 +130,89 @@ final class KeyRing: Sendable {
             slot: slot)
     }
 
+    // MARK: Scopes
+
+    /// The id stored in a row's `scope` column for `group`: a keyed hash, so the file does not name
+    /// the group. `nil` for vault-wide rows.
+    func scopeID(of group: String?) -> [UInt8]? {
+        guard let group else { return nil }
+        var writer = ByteWriter()
+        writer.append(raw: Array("scope".utf8))
+        writer.append(group: group)
+        return BLAKE2b.hash(writer.bytes, key: lookupKey, outputByteCount: 16)
+    }
+
+    /// The scope id of each of `groups` (the vault-wide `nil` has none), to find a row's group.
+    func scopes(of groups: [String?]) -> [[UInt8]: String] {
+        Dictionary(
+            groups.compactMap { group in group.flatMap { name in scopeID(of: name).map { ($0, name) } } },
+            uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The key of the digest of `group`'s rows, or of the vault-wide rows and key slots for `nil`.
+    ///
+    /// - Throws: ``VaultError/accessDenied(_:)`` for a scope this unlock does not hold.
+    func integrityKey(forGroup group: String?) throws -> SymmetricKey {
+        try scopedKey(group, vaultWide: vaultIntegrityKey, granted: groupIntegrityKeys, label: "group integrity")
+    }
+
+    /// The key that seals `group`'s metadata rows (its tokens' refresh leases), or the vault-wide
+    /// metadata rows for `nil`.
+    ///
+    /// - Throws: ``VaultError/accessDenied(_:)`` for a scope this unlock does not hold.
+    func metadataKey(forGroup group: String?) throws -> SymmetricKey {
+        try scopedKey(group, vaultWide: vaultMetadataKey, granted: groupMetadataKeys, label: "group metadata")
+    }
+
+    /// The key that seals enrolled-factor records.
+    ///
+    /// - Throws: ``VaultError/accessDenied(_:)`` for a scoped slot granted before factor keys were
+    ///   (a version 1 slot): a full-access rotation grants it.
+    func factorRecordKey() throws -> SymmetricKey {
+        guard let factorKey else {
+            throw VaultError.accessDenied("this scoped unlock predates factor keys; re-key the vault with full access")
+        }
+        return factorKey
+    }
+
+    /// The key a metadata row of `kind` is sealed with: the factor key for factor records, else the
+    /// metadata key of its group (or the vault-wide one).
+    func metadataSealingKey(kind: RecordKind, group: String?) throws -> SymmetricKey {
+        kind == .factor ? try factorRecordKey() : try metadataKey(forGroup: group)
+    }
+
+    private func scopedKey(
+        _ group: String?, vaultWide: SymmetricKey?, granted: [String: SymmetricKey], label: String
+    ) throws -> SymmetricKey {
+        guard let group else {
+            guard let vaultWide else { throw VaultError.accessDenied(Self.vaultWideDenied) }
+            return vaultWide
+        }
+        guard isInScope(group) else { throw VaultError.accessDenied("this unlock is scoped to other access groups") }
+        if let key = granted[group] { return key }
+        guard let vaultWide, scope == nil else { throw VaultError.accessDenied(Self.vaultWideDenied) }
+        var writer = ByteWriter()
+        writer.append(raw: Array(label.utf8))
+        writer.append(group: group)
+        return BLAKE2b.deriveKey(from: writer.bytes, key: vaultWide)
+    }
+
+    static let vaultWideDenied = "vault-wide data needs a full-access unlock"
+
     /// Every key this ring holds (cached domain keys included), labelled by role and class: for
     /// ``Vault/keyBuffersForTesting``.
     var labelledKeys: [(label: String, key: SymmetricKey)] {
-        var keys: [(String, SymmetricKey)] = [
-            ("lookup", lookupKey), ("integrity", integrityKey), ("metadata", metadataKey),
-        ]
+        var keys: [(String, SymmetricKey)] = [("lookup", lookupKey)]
+        if let vaultIntegrityKey { keys.append(("integrity", vaultIntegrityKey)) }
+        if let vaultMetadataKey { keys.append(("metadata", vaultMetadataKey)) }
+        if let factorKey { keys.append(("factor records", factorKey)) }
         if let masterKey { keys.append(("master", masterKey)) }
         if let passcodeRoot { keys.append(("passcode root", passcodeRoot)) }
         if let slot { keys.append(("slot private key", slot.keys.privateKey)) }
         keys += classRoots.map { ("class root \($0.key.rawValue)", $0.value) }
         keys += groupKeys.map { ("group key \($0.key.accessibility.rawValue)", $0.value) }
+        keys += groupIntegrityKeys.values.map { ("group integrity", $0) }
+        keys += groupMetadataKeys.values.map { ("group metadata", $0) }
         keys += domainKeys.withLock { $0 }.map { ("domain key \($0.key.domain.accessibility.rawValue)", $0.value) }
         return keys
     }
@@ -187,7 +279,7 @@ final class KeyRing: Sendable {
         return BLAKE2b.hash(writer.bytes, key: lookupKey)
     }
 
-    /// The payload for a new slot: full access (the master key), or only `groups`' keys.
+    /// The payload for a new slot: full access (the master key), or only what `groups` need.
     ///
     /// - Throws: ``VaultError/locked`` when the master key is not held (scoped unlock, or an
     ///   ended session).
@@ -197,12 +289,15 @@ final class KeyRing: Sendable {
         guard let groups else { return SlotPayload(masterKey: masterKey, passcodeRoot: passcode) }
         var payload = SlotPayload(masterKey: nil, passcodeRoot: nil)
         payload.lookupKey = lookupKey
-        payload.integrityKey = integrityKey
-        payload.metadataKey = metadataKey
+        payload.factorKey = factorKey
         for group in groups {
             for accessibility in Accessibility.allCases where !accessibility.needsPasscode || passcode != nil {
                 let grant = ClassGroup(accessibility: accessibility, accessGroup: group)
                 payload.groupKeys[grant] = try groupKey(grant)
+            }
+            if let group {
+                payload.groupIntegrityKeys[group] = try integrityKey(forGroup: group)
+                payload.groupMetadataKeys[group] = try metadataKey(forGroup: group)
             }
         }
         return payload

@@ -36,11 +36,16 @@ struct KeyRotation {
             throw VaultError.storage("another process changed the key slots meanwhile; try again")
         }
         let slots = try KeySlot.all(in: db)
-        let state = try IntegrityState.load(from: db, keys: current, vaultID: vaultID)
         let rows = try db.query("SELECT \(RecordRow.columns) FROM records", row: RecordRow.init)
-        guard IntegrityState.digest(of: rows, slots: slots, keys: current) == state.digest else {
+        let groups = [nil] + (try GroupDirectory.groups(in: db, keys: current, vaultID: vaultID)).sorted()
+        let oldScopes = current.scopes(of: groups)
+        let generations: [[UInt8]: UInt64]
+        do {
+            generations = try ScopedDigests(rows: rows, slots: slots, keys: current, groups: oldScopes)
+                .check(in: db, keys: current, groups: oldScopes, vaultID: vaultID)
+        } catch VaultError.integrity(let detail) {
             throw VaultError.integrity(
-                "the vault fails verification, and re-keying it would hide that; run verify and restore a backup")
+                "\(detail); re-keying would hide that, so run verify and restore a backup")
         }
         let remaining = slots.filter { !removing.contains($0.id) }
         guard !remaining.contains(where: \.isLegacy) else {
@@ -78,12 +83,12 @@ struct KeyRotation {
             epoch: current.epoch + 1)
         var newRows = try RecordReseal(
             vaultID: vaultID, old: current, oldFormat: VaultFormat.currentVersion, new: next, device: device,
-            keepsPasscodeItems: hasPassphraseSlot, slotIDs: slots.map(\.id), droppedSlotIDs: removing
+            keepsPasscodeItems: hasPassphraseSlot, groups: groups, slotIDs: slots.map(\.id), droppedSlotIDs: removing
         ).run(in: db, onlyMetadata: false)
         for added in adding {
             guard let groups = added.groups else { continue }
             let row = try SlotScopes.row(groups, of: added.slot.id, keys: next, vaultID: vaultID)
-            try db.run("INSERT INTO records (\(RecordRow.columns)) VALUES (?, ?, ?, ?, ?, ?, ?)", row.values)
+            try db.run(RecordRow.insertStatement, row.values)
             newRows.append(row)
         }
 
@@ -102,9 +107,13 @@ struct KeyRotation {
             newSlots.append(granted)
         }
         try VaultSchema.writeHeader(formatVersion: VaultFormat.currentVersion, epoch: next.epoch, db)
-        try IntegrityState(
-            generation: state.generation + 1, digest: IntegrityState.digest(of: newRows, slots: newSlots, keys: next)
-        ).store(into: db, keys: next, vaultID: vaultID)
+        let newScopes = next.scopes(of: groups)
+        var nextGenerations: [[UInt8]: UInt64] = [[]: (generations[[]] ?? 0) + 1]
+        for (scope, group) in oldScopes {
+            if let newScope = next.scopeID(of: group) { nextGenerations[newScope] = (generations[scope] ?? 0) + 1 }
+        }
+        try ScopedDigests(rows: newRows, slots: newSlots, keys: next, groups: newScopes)
+            .storeAll(into: db, generations: nextGenerations, keys: next, groups: newScopes, vaultID: vaultID)
         return next
     }
 

@@ -1,7 +1,9 @@
 import VaultCrypto
 
-/// What a key slot wraps: either the master key (full access), or, for a slot scoped to access
-/// groups, only the keys of those groups. Passphrase slots also carry the passcode root.
+/// What a key slot is granted: either the master key (full access), or, for a slot scoped to access
+/// groups, only what those groups need (the look-up and factor-record keys, and per group its class,
+/// integrity and metadata keys). Passphrase slots also carry the passcode root. Scoped payloads
+/// written by format version 1 carry the vault-wide integrity and metadata keys instead.
 ///
 /// Encoded as entries of `type u8 | length u16 | bytes`, straight into secure memory.
 struct SlotPayload {
@@ -13,6 +15,10 @@ struct SlotPayload {
         case metadataKey = 5
         /// class u8 | group (length-prefixed, flag) | 32-byte group key
         case groupKey = 6
+        case factorKey = 7
+        /// group (length-prefixed) | 32-byte key
+        case groupIntegrityKey = 8
+        case groupMetadataKey = 9
     }
 
     var masterKey: SymmetricKey?
@@ -21,7 +27,10 @@ struct SlotPayload {
     var lookupKey: SymmetricKey?
     var integrityKey: SymmetricKey?
     var metadataKey: SymmetricKey?
+    var factorKey: SymmetricKey?
     var groupKeys: [ClassGroup: SymmetricKey] = [:]
+    var groupIntegrityKeys: [String: SymmetricKey] = [:]
+    var groupMetadataKeys: [String: SymmetricKey] = [:]
 
     var isScoped: Bool { masterKey == nil }
 
@@ -37,6 +46,14 @@ struct SlotPayload {
         if let lookupKey { entries.append((.lookupKey, [], lookupKey)) }
         if let integrityKey { entries.append((.integrityKey, [], integrityKey)) }
         if let metadataKey { entries.append((.metadataKey, [], metadataKey)) }
+        if let factorKey { entries.append((.factorKey, [], factorKey)) }
+        for (type, keys) in [(Entry.groupIntegrityKey, groupIntegrityKeys), (.groupMetadataKey, groupMetadataKeys)] {
+            for (group, key) in keys.sorted(by: { $0.key < $1.key }) {
+                var prefix = ByteWriter()
+                prefix.append(lengthPrefixed: Array(group.utf8))
+                entries.append((type, prefix.bytes, key))
+            }
+        }
         for (grant, key) in groupKeys.sorted(by: { "\($0.key)" < "\($1.key)" }) {
             var prefix = ByteWriter()
             prefix.append(grant.accessibility.code)
@@ -83,6 +100,16 @@ struct SlotPayload {
                 case .lookupKey: lookupKey = key
                 case .integrityKey: integrityKey = key
                 case .metadataKey: metadataKey = key
+                case .factorKey: factorKey = key
+                case .groupIntegrityKey, .groupMetadataKey:
+                    var reader = ByteReader(Array(body.prefix(length - 32)))
+                    let group = String(decoding: try reader.readLengthPrefixed(), as: UTF8.self)
+                    try reader.expectEnd()
+                    if type == Entry.groupIntegrityKey.rawValue {
+                        groupIntegrityKeys[group] = key
+                    } else {
+                        groupMetadataKeys[group] = key
+                    }
                 case .groupKey:
                     var reader = ByteReader(Array(body.prefix(length - 32)))
                     guard let accessibility = Accessibility(code: try reader.read(UInt8.self)) else { throw malformed }
@@ -95,6 +122,8 @@ struct SlotPayload {
                 }
             }
         }
-        if masterKey == nil, lookupKey == nil || integrityKey == nil || metadataKey == nil { throw malformed }
+        if masterKey == nil, lookupKey == nil || (factorKey == nil && (integrityKey == nil || metadataKey == nil)) {
+            throw malformed
+        }
     }
 }

@@ -15,7 +15,7 @@ enum FactorStore {
             row: RecordRow.init)
         var records: [AuthenticationFactor: FactorRecord] = [:]
         for row in rows {
-            let record = try FactorRecord(decoding: row.open(key: keys.metadataKey, vaultID: vaultID))
+            let record = try FactorRecord(decoding: row.open(key: keys.factorRecordKey(), vaultID: vaultID))
             guard row.lookup == lookup(record.factor, keys) else {
                 throw VaultError.integrity("an enrolled factor is filed under the wrong name")
             }

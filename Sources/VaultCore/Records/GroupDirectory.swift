@@ -7,9 +7,11 @@ enum GroupDirectory {
     static let name = "access groups"
 
     /// The directory's groups.
-    static func groups(in db: SQLiteConnection, keys: KeyRing, vaultID: [UInt8]) throws -> Set<String> {
+    static func groups(
+        in db: SQLiteConnection, keys: KeyRing, vaultID: [UInt8], format: Int = VaultFormat.currentVersion
+    ) throws -> Set<String> {
         guard let row = try RecordRow.find(lookup: lookup(keys), in: db) else { return [] }
-        return try decode(row.open(key: keys.metadataKey, vaultID: vaultID))
+        return try decode(row.open(key: keys.metadataKey(forGroup: nil), vaultID: vaultID, format: format))
     }
 
     /// Adds `group` if it is not listed yet.
@@ -17,9 +19,12 @@ enum GroupDirectory {
         let lookup = lookup(transaction.keys)
         let existing = try transaction.row(lookup: lookup)
         var groups =
-            try existing.map { try decode($0.open(key: transaction.keys.metadataKey, vaultID: transaction.vaultID)) }
+            try existing.map {
+                try decode($0.open(key: transaction.keys.metadataKey(forGroup: nil), vaultID: transaction.vaultID))
+            }
             ?? []
         guard groups.insert(group).inserted else { return }
+        try transaction.ensureDigest(of: group)
         let plaintext = Array(try JSONEncoder().encode(groups.sorted()))
         try transaction.upsertMetadata(plaintext, kind: .groupDirectory, lookup: lookup, replacing: existing)
     }

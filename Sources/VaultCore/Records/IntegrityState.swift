@@ -1,33 +1,53 @@
 import VaultCrypto
 import VaultStorage
 
-/// The sealed `integrity` row: a write generation and the digest of every record and key slot.
+/// One sealed digest: the vault-wide one (`integrity`: vault-wide rows and every key slot) or one
+/// access group's (`group_integrity`: that group's rows), each with a write generation.
+///
+/// Each is sealed with its own key ``KeyRing/integrityKey(forGroup:)``, so a scoped unlock keeps
+/// its groups' digests and cannot forge the digest of rows outside them.
 struct IntegrityState {
     var generation: UInt64
     var digest: IntegrityDigest
 
     static let empty = IntegrityState(generation: 0, digest: IntegrityDigest())
 
-    /// Binds the digest to its vault, format and key epoch.
-    static func associatedData(vaultID: [UInt8], epoch: UInt64, format: Int = VaultFormat.currentVersion) -> [UInt8] {
+    /// Binds the digest to its vault, format, key epoch and scope.
+    static func associatedData(
+        vaultID: [UInt8], epoch: UInt64, scope: [UInt8]?, format: Int = VaultFormat.currentVersion
+    ) -> [UInt8] {
         var writer = ByteWriter()
         writer.append(raw: VaultFormat.Tag.integrity)
         writer.append(UInt16(format))
         writer.append(raw: vaultID)
-        if format >= 2 { writer.append(epoch) }
+        if format >= 2 {
+            writer.append(epoch)
+            writer.append(UInt8(scope == nil ? 0 : 1))
+            writer.append(lengthPrefixed: scope ?? [])
+        }
         return writer.bytes
     }
 
+    /// The stored digest of `scope` (`nil`: vault-wide), or `nil` when a group has none yet.
     static func load(
-        from db: SQLiteConnection, keys: KeyRing, vaultID: [UInt8], format: Int = VaultFormat.currentVersion
-    ) throws -> IntegrityState {
-        guard let sealed = try db.queryFirst("SELECT sealed FROM integrity WHERE singleton = 1", row: { $0.blob(0) })
-        else { throw VaultError.integrity("the integrity digest is missing") }
+        from db: SQLiteConnection, scope: [UInt8]?, key: SymmetricKey, epoch: UInt64, vaultID: [UInt8],
+        format: Int = VaultFormat.currentVersion
+    ) throws -> IntegrityState? {
+        let sealed: [UInt8]?
+        if let scope {
+            sealed = try db.queryFirst("SELECT sealed FROM group_integrity WHERE scope = ?", [.blob(scope)]) {
+                $0.blob(0)
+            }
+        } else {
+            sealed = try db.queryFirst("SELECT sealed FROM integrity WHERE singleton = 1") { $0.blob(0) }
+            guard sealed != nil else { throw VaultError.integrity("the integrity digest is missing") }
+        }
+        guard let sealed else { return nil }
         let plaintext: [UInt8]
         do {
             plaintext = try XChaCha20Poly1305.open(
-                XChaCha20Poly1305.SealedBox(combined: sealed), using: keys.integrityKey,
-                authenticating: associatedData(vaultID: vaultID, epoch: keys.epoch, format: format))
+                XChaCha20Poly1305.SealedBox(combined: sealed), using: key,
+                authenticating: associatedData(vaultID: vaultID, epoch: epoch, scope: scope, format: format))
         } catch {
             throw VaultError.integrity("the integrity digest failed authentication")
         }
@@ -38,23 +58,111 @@ struct IntegrityState {
         return IntegrityState(generation: generation, digest: digest)
     }
 
-    func store(into db: SQLiteConnection, keys: KeyRing, vaultID: [UInt8]) throws {
+    func store(
+        into db: SQLiteConnection, scope: [UInt8]?, key: SymmetricKey, epoch: UInt64, vaultID: [UInt8]
+    ) throws {
         var writer = ByteWriter(reservingCapacity: 40)
         writer.append(generation)
         writer.append(raw: digest.bytes)
         let box = try XChaCha20Poly1305.seal(
-            writer.bytes, using: keys.integrityKey,
-            authenticating: Self.associatedData(vaultID: vaultID, epoch: keys.epoch))
-        try db.run(
-            "INSERT INTO integrity (singleton, sealed) VALUES (1, ?) ON CONFLICT (singleton) DO UPDATE SET sealed = excluded.sealed",
-            [.blob(box.combined)])
+            writer.bytes, using: key, authenticating: Self.associatedData(vaultID: vaultID, epoch: epoch, scope: scope))
+        if let scope {
+            try db.run(
+                "INSERT INTO group_integrity (scope, sealed) VALUES (?, ?) ON CONFLICT (scope) DO UPDATE SET sealed = excluded.sealed",
+                [.blob(scope), .blob(box.combined)])
+        } else {
+            try db.run(
+                "INSERT INTO integrity (singleton, sealed) VALUES (1, ?) ON CONFLICT (singleton) DO UPDATE SET sealed = excluded.sealed",
+                [.blob(box.combined)])
+        }
+    }
+}
+
+/// The digests of what the file holds now, one per scope: every row under its scope's key, and the
+/// key slots in the vault-wide digest.
+struct ScopedDigests {
+    /// By scope id; the empty id is the vault-wide scope.
+    private(set) var digests: [[UInt8]: IntegrityDigest] = [:]
+
+    /// Sums `rows` and `slots`; `groups` maps each scope id in use to its group. A scoped ring sums
+    /// only its own groups' rows (it holds no other integrity key).
+    ///
+    /// - Throws: ``VaultError/integrity(_:)`` for a row whose scope names no known group (with full
+    ///   access, where every group is known).
+    init(rows: [RecordRow], slots: [KeySlot], keys: KeyRing, groups: [[UInt8]: String]) throws {
+        let fullAccess = keys.scope == nil
+        var keyByScope: [[UInt8]: SymmetricKey] = [:]
+        if fullAccess { keyByScope[[]] = try keys.integrityKey(forGroup: nil) }
+        for row in rows {
+            let scope = row.scope ?? []
+            if keyByScope[scope] == nil, !scope.isEmpty {
+                if let group = groups[scope], keys.isInScope(group) {
+                    keyByScope[scope] = try keys.integrityKey(forGroup: group)
+                } else if fullAccess {
+                    throw VaultError.integrity("a record belongs to no known access group")
+                }
+            }
+            guard let key = keyByScope[scope] else { continue }
+            digests[scope, default: IntegrityDigest()].add(row.integrityHash(key: key))
+        }
+        if let key = keyByScope[[]] {
+            for slot in slots { digests[[], default: IntegrityDigest()].add(slot.integrityHash(key: key)) }
+        }
     }
 
-    /// The digest of what the file holds now: every record and every key slot under `keys`.
-    static func digest(of rows: [RecordRow], slots: [KeySlot], keys: KeyRing) -> IntegrityDigest {
-        var digest = IntegrityDigest()
-        for row in rows { digest.add(row.integrityHash(keys: keys)) }
-        for slot in slots { digest.add(slot.integrityHash(key: keys.integrityKey)) }
-        return digest
+    /// The digest of one scope (`nil`: vault-wide).
+    subscript(scope: [UInt8]?) -> IntegrityDigest { digests[scope ?? []] ?? IntegrityDigest() }
+
+    /// Stores every scope's digest with the generation given (0 where none is), replacing every
+    /// group digest the file held, and a digest for every group in `groups`, empty or not.
+    func storeAll(
+        into db: SQLiteConnection, generations: [[UInt8]: UInt64], keys: KeyRing, groups: [[UInt8]: String],
+        vaultID: [UInt8]
+    ) throws {
+        try db.run("DELETE FROM group_integrity", [])
+        for scope in Set(groups.keys).union([[]]) {
+            let state = IntegrityState(generation: generations[scope] ?? 0, digest: self[scope])
+            try state.store(
+                into: db, scope: scope.isEmpty ? nil : scope,
+                key: keys.integrityKey(forGroup: scope.isEmpty ? nil : groups[scope]), epoch: keys.epoch,
+                vaultID: vaultID)
+        }
+    }
+}
+
+extension ScopedDigests {
+    /// Compares these digests with the stored ones this ring holds keys for: the vault-wide one with
+    /// full access, and every group's in `groups` that the ring may use (each must exist). With full
+    /// access, a stored group digest of no known group is an error too.
+    ///
+    /// - Returns: The stored generation of each scope checked (empty id: vault-wide).
+    /// - Throws: ``VaultError/integrity(_:)`` naming what does not match.
+    func check(
+        in db: SQLiteConnection, keys: KeyRing, groups: [[UInt8]: String], vaultID: [UInt8],
+        format: Int = VaultFormat.currentVersion
+    ) throws -> [[UInt8]: UInt64] {
+        var scopes: [[UInt8]?] = keys.scope == nil ? [nil] : []
+        if format >= 2 { scopes += groups.keys.filter { keys.isInScope(groups[$0]) }.map(Optional.some) }
+        var generations: [[UInt8]: UInt64] = [:]
+        for scope in scopes {
+            let key = try keys.integrityKey(forGroup: scope.flatMap { groups[$0] })
+            guard
+                let state = try IntegrityState.load(
+                    from: db, scope: scope, key: key, epoch: keys.epoch, vaultID: vaultID, format: format)
+            else { throw VaultError.integrity("the digest of an access group is missing") }
+            guard self[scope] == state.digest else {
+                throw VaultError.integrity(
+                    "the set of records and key slots does not match the integrity digest (a record or key slot was deleted, added, edited or rolled back outside the vault)"
+                )
+            }
+            generations[scope ?? []] = state.generation
+        }
+        if keys.scope == nil, format >= 2 {
+            let stored = try db.query("SELECT scope FROM group_integrity") { $0.blob(0) }
+            guard stored.allSatisfy({ groups[$0] != nil }) else {
+                throw VaultError.integrity("a digest belongs to no known access group")
+            }
+        }
+        return generations
     }
 }

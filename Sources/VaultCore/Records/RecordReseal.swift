@@ -17,6 +17,8 @@ struct RecordReseal {
     let device: DeviceSecret?
     /// `false` once no passphrase slot is left: the passcode class's items are destroyed, not re-sealed.
     let keepsPasscodeItems: Bool
+    /// The vault-wide `nil` and every access group in the directory.
+    let groups: [String?]
     /// Every slot id in the file, removed ones included: a slot's scope row is found by its id.
     let slotIDs: [[UInt8]]
     /// Slots that are going away: their scope rows go with them.
@@ -30,8 +32,8 @@ struct RecordReseal {
     ///   ``VaultError/integrity(_:)`` for a row that does not open.
     func run(in db: SQLiteConnection, onlyMetadata: Bool) throws -> [RecordRow] {
         let rows = try db.query("SELECT \(RecordRow.columns) FROM records", row: RecordRow.init)
-        let groups = try directoryGroups(rows)
-        var tokenIDs: [String] = []
+        let oldScopes = old.scopes(of: groups)
+        var tokenIDs: [(id: String, group: String?)] = []
         var result: [RecordRow] = []
         result.reserveCapacity(rows.count)
         var metadataRows: [RecordRow] = []
@@ -41,24 +43,43 @@ struct RecordReseal {
                 continue
             }
             if onlyMetadata {
-                // Only lease rows need the names; an item this ring cannot open has no lease it can keep.
-                if row.kind == .token, let name = try? openItem(row, groups: groups).0.name { tokenIDs.append(name) }
-                result.append(row)
+                // Item rows keep their bytes; they only get their group's scope (found by the keyed
+                // domain id, so without opening them).
+                let domain = try row.domain(among: groups, keys: old, device: device)
+                if let domain, row.kind == .token, let (envelope, _) = try? openItem(row, groups: groups) {
+                    tokenIDs.append((envelope.name, domain.accessGroup))
+                }
+                let scoped = RecordRow(
+                    id: row.id, kind: row.kind, lookup: row.lookup, domainID: row.domainID, policyCode: row.policyCode,
+                    version: row.version, sealed: row.sealed, scope: new.scopeID(of: domain?.accessGroup))
+                try write(scoped, in: db)
+                result.append(scoped)
                 continue
             }
-            guard let (resealed, name) = try resealItem(row, groups: groups) else {
+            guard let (resealed, name, group) = try resealItem(row, groups: groups) else {
                 try db.run("DELETE FROM records WHERE record_id = ?", [.blob(row.id)])
                 continue
             }
-            if row.kind == .token { tokenIDs.append(name) }
+            if row.kind == .token { tokenIDs.append((name, group)) }
             try write(resealed, in: db)
             result.append(resealed)
         }
         let leaseNames = Dictionary(
-            tokenIDs.map { (old.lookup(kind: .lease, accessGroup: nil, name: $0), $0) }, uniquingKeysWith: { a, _ in a }
-        )
+            tokenIDs.map {
+                (old.lookup(kind: .lease, accessGroup: $0.group, name: Vault.refreshLeaseName($0.id)), $0.id)
+            },
+            uniquingKeysWith: { first, _ in first })
         for row in metadataRows {
-            guard let resealed = try resealMetadata(row, leaseNames: leaseNames) else {
+            let group: String?
+            if let scope = row.scope {
+                guard let known = oldScopes[scope] else {
+                    throw VaultError.integrity("a record belongs to no known access group")
+                }
+                group = known
+            } else {
+                group = nil
+            }
+            guard let resealed = try resealMetadata(row, group: group, leaseNames: leaseNames) else {
                 try db.run("DELETE FROM records WHERE record_id = ?", [.blob(row.id)])
                 continue
             }
@@ -69,18 +90,7 @@ struct RecordReseal {
     }
 
     private func write(_ row: RecordRow, in db: SQLiteConnection) throws {
-        try db.run(
-            "UPDATE records SET kind = ?2, lookup = ?3, domain = ?4, policy = ?5, version = ?6, sealed = ?7 WHERE record_id = ?1",
-            row.values)
-    }
-
-    private func directoryGroups(_ rows: [RecordRow]) throws -> [String?] {
-        guard let row = rows.first(where: { $0.lookup == GroupDirectory.lookup(old) }) else { return [nil] }
-        let bytes = try row.open(key: old.metadataKey, vaultID: vaultID, format: oldFormat)
-        guard let groups = try? JSONDecoder().decode([String].self, from: Data(bytes)) else {
-            throw VaultError.integrity("the access-group directory is malformed")
-        }
-        return [nil] + groups.sorted()
+        try db.run(RecordRow.updateStatement, row.values)
     }
 
     private func openItem(_ row: RecordRow, groups: [String?]) throws -> (ItemEnvelope, Domain) {
@@ -100,7 +110,7 @@ struct RecordReseal {
         return (envelope, domain)
     }
 
-    private func resealItem(_ row: RecordRow, groups: [String?]) throws -> (RecordRow, String)? {
+    private func resealItem(_ row: RecordRow, groups: [String?]) throws -> (RecordRow, String, String?)? {
         let (envelope, domain) = try openItem(row, groups: groups)
         if domain.accessibility.needsPasscode && !keepsPasscodeItems { return nil }
         let lookupGroup = row.kind == .token ? nil : domain.accessGroup
@@ -108,21 +118,30 @@ struct RecordReseal {
             envelope.bytes, id: row.id, kind: row.kind,
             lookup: new.lookup(kind: row.kind, accessGroup: lookupGroup, name: envelope.name),
             domainID: new.id(of: domain, device: device), policyCode: row.policyCode, version: row.version + 1,
-            key: new.key(for: domain, device: device), vaultID: vaultID)
-        return (resealed, envelope.name)
+            scope: new.scopeID(of: domain.accessGroup), key: new.key(for: domain, device: device), vaultID: vaultID)
+        return (resealed, envelope.name, domain.accessGroup)
     }
 
-    private func resealMetadata(_ row: RecordRow, leaseNames: [[UInt8]: String]) throws -> RecordRow? {
-        let plaintext = try row.open(key: old.metadataKey, vaultID: vaultID, format: oldFormat)
+    /// The key a metadata row was sealed with under `keys`: before format version 2, every metadata
+    /// row (factor records included) was sealed with the vault-wide metadata key.
+    private func metadataKey(_ keys: KeyRing, kind: RecordKind, group: String?, format: Int) throws -> SymmetricKey {
+        format < 2 ? try keys.metadataKey(forGroup: nil) : try keys.metadataSealingKey(kind: kind, group: group)
+    }
+
+    private func resealMetadata(_ row: RecordRow, group: String?, leaseNames: [[UInt8]: String]) throws -> RecordRow? {
+        let plaintext = try row.open(
+            key: metadataKey(old, kind: row.kind, group: group, format: oldFormat), vaultID: vaultID,
+            format: oldFormat)
         let name: String
         switch row.kind {
         case .factor: name = try FactorRecord(decoding: plaintext).factor.rawValue
         case .groupDirectory: name = GroupDirectory.name
         case .defaultToken: name = Vault.defaultTokenName
         case .lease:
-            // A lease whose token is gone guards nothing.
+            // Only refresh leases of stored tokens are carried over; a lease whose token is gone guards
+            // nothing, and named leases are short-lived: their holders take them again.
             guard let lookup = row.lookup, let token = leaseNames[lookup] else { return nil }
-            name = token
+            name = Vault.refreshLeaseName(token)
         case .slotScope:
             guard let slot = slotID(of: row) else {
                 throw VaultError.integrity("a key slot's access-group list is filed under no known slot")
@@ -131,13 +150,14 @@ struct RecordReseal {
             name = SlotScopes.name(of: slot)
         case .keyValueItem, .token: preconditionFailure("not a metadata row")
         }
-        let lookup = old.lookup(kind: row.kind, accessGroup: nil, name: name)
+        let lookup = old.lookup(kind: row.kind, accessGroup: group, name: name)
         guard row.lookup == lookup else {
             throw VaultError.integrity("a metadata record is filed under the wrong name")
         }
         return try RecordRow.seal(
-            plaintext, id: row.id, kind: row.kind, lookup: new.lookup(kind: row.kind, accessGroup: nil, name: name),
-            domainID: RecordRow.metadataDomainID, policyCode: 0, version: row.version + 1, key: new.metadataKey,
+            plaintext, id: row.id, kind: row.kind, lookup: new.lookup(kind: row.kind, accessGroup: group, name: name),
+            domainID: RecordRow.metadataDomainID, policyCode: 0, version: row.version + 1,
+            scope: new.scopeID(of: group), key: new.metadataSealingKey(kind: row.kind, group: group),
             vaultID: vaultID)
     }
 

@@ -10,6 +10,9 @@ struct RecordRow {
     let policyCode: Int64
     let version: UInt64
     let sealed: [UInt8]
+    /// The integrity scope: `nil` for vault-wide rows, else the keyed id of the row's access group
+    /// (``KeyRing/scopeID(of:)``), whose own digest covers it.
+    let scope: [UInt8]?
 
     /// The associated data the blob was sealed with: format, vault, record, kind, version, domain
     /// and policy. Changing any of them (or copying the blob elsewhere) makes it fail to open.
@@ -41,16 +44,17 @@ struct RecordRow {
     /// Seals `plaintext` into a new row under `key`.
     static func seal(
         _ plaintext: [UInt8], id: [UInt8], kind: RecordKind, lookup: [UInt8]?, domainID: [UInt8], policyCode: Int64,
-        version: UInt64, key: SymmetricKey, vaultID: [UInt8]
+        version: UInt64, scope: [UInt8]?, key: SymmetricKey, vaultID: [UInt8]
     ) throws -> RecordRow {
         let unsealed = RecordRow(
-            id: id, kind: kind, lookup: lookup, domainID: domainID, policyCode: policyCode, version: version, sealed: []
-        )
+            id: id, kind: kind, lookup: lookup, domainID: domainID, policyCode: policyCode, version: version,
+            sealed: [],
+            scope: scope)
         let box = try XChaCha20Poly1305.seal(
             plaintext, using: key, authenticating: unsealed.associatedData(vaultID: vaultID))
         return RecordRow(
             id: id, kind: kind, lookup: lookup, domainID: domainID, policyCode: policyCode, version: version,
-            sealed: box.combined)
+            sealed: box.combined, scope: scope)
     }
 
     /// Opens the blob with `key`.
@@ -66,8 +70,9 @@ struct RecordRow {
         }
     }
 
-    /// This row's term in the integrity digest: a keyed hash of everything in the row.
-    func integrityHash(keys: KeyRing) -> [UInt8] {
+    /// This row's term in its scope's integrity digest: a hash of everything in the row, keyed with
+    /// the scope's integrity key.
+    func integrityHash(key: SymmetricKey) -> [UInt8] {
         var writer = ByteWriter(reservingCapacity: 160)
         writer.append(raw: Array("TVH1".utf8))
         writer.append(raw: id)
@@ -78,12 +83,19 @@ struct RecordRow {
         writer.append(policyCode)
         writer.append(version)
         writer.append(raw: BLAKE2b.hash(sealed))
-        return BLAKE2b.hash(writer.bytes, key: keys.integrityKey)
+        // Vault-wide rows hash as format version 1 did, so a version 1 digest can be checked.
+        if let scope { writer.append(raw: scope) }
+        return BLAKE2b.hash(writer.bytes, key: key)
     }
 
     // MARK: SQL
 
-    static let columns = "record_id, kind, lookup, domain, policy, version, sealed"
+    static let columns = "record_id, kind, lookup, domain, policy, version, sealed, scope"
+    static let insertStatement = "INSERT INTO records (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+    /// Rewrites the row with the same id (parameter 1) in place.
+    static let updateStatement =
+        "UPDATE records SET kind = ?2, lookup = ?3, domain = ?4, policy = ?5, version = ?6, sealed = ?7, scope = ?8 "
+        + "WHERE record_id = ?1"
 
     /// Which of `groups` the row's domain is in: the domain whose keyed id the row carries, or
     /// `nil` when none matches (another group, another device, or a tampered row).
@@ -102,8 +114,9 @@ struct RecordRow {
 
     init(
         id: [UInt8], kind: RecordKind, lookup: [UInt8]?, domainID: [UInt8], policyCode: Int64,
-        version: UInt64, sealed: [UInt8]
+        version: UInt64, sealed: [UInt8], scope: [UInt8]?
     ) {
+        self.scope = scope
         self.id = id
         self.kind = kind
         self.lookup = lookup
@@ -120,13 +133,14 @@ struct RecordRow {
         }
         self.init(
             id: row.blob(0), kind: kind, lookup: row.isNull(2) ? nil : row.blob(2), domainID: row.blob(3),
-            policyCode: row.integer(4), version: UInt64(bitPattern: row.integer(5)), sealed: row.blob(6))
+            policyCode: row.integer(4), version: UInt64(bitPattern: row.integer(5)), sealed: row.blob(6),
+            scope: row.isNull(7) ? nil : row.blob(7))
     }
 
     var values: [SQLiteValue] {
         [
             .blob(id), .integer(Int64(kind.rawValue)), lookup.map { .blob($0) } ?? .null, .blob(domainID),
-            .integer(policyCode), .integer(Int64(bitPattern: version)), .blob(sealed),
+            .integer(policyCode), .integer(Int64(bitPattern: version)), .blob(sealed), scope.map { .blob($0) } ?? .null,
         ]
     }
 }

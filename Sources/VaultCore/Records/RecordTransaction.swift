@@ -2,19 +2,25 @@ import VaultCrypto
 import VaultStorage
 
 /// The records and key slots of one write transaction: every insert, update and delete also
-/// updates the integrity digest, which is re-sealed with the next generation when the transaction
-/// commits.
+/// updates the digest of the row's scope (its access group, or the vault-wide one), and each digest
+/// touched is re-sealed with its next generation when the transaction commits.
+///
+/// A scoped unlock can only touch rows of its own groups: the other digests' keys are not in its
+/// ring, so any other write fails with ``VaultError/accessDenied(_:)``.
 struct RecordTransaction {
     let db: SQLiteConnection
     let keys: KeyRing
     let vaultID: [UInt8]
-    private var state: IntegrityState
+    /// The digests loaded so far, by scope id (empty: vault-wide).
+    private var states: [[UInt8]: IntegrityState] = [:]
+    /// The group of each scope id this transaction has met.
+    private var groups: [[UInt8]: String] = [:]
+    private var knowsAllGroups = false
 
     init(db: SQLiteConnection, keys: KeyRing, vaultID: [UInt8]) throws {
         self.db = db
         self.keys = keys
         self.vaultID = vaultID
-        state = try IntegrityState.load(from: db, keys: keys, vaultID: vaultID)
     }
 
     func row(lookup: [UInt8]) throws -> RecordRow? {
@@ -27,49 +33,126 @@ struct RecordTransaction {
             row: RecordRow.init)
     }
 
+    /// Makes `group` known to this transaction, and returns its scope id (`nil` for no group).
+    @discardableResult
+    mutating func register(group: String?) -> [UInt8]? {
+        guard let group, let scope = keys.scopeID(of: group) else { return nil }
+        groups[scope] = group
+        return scope
+    }
+
+    /// Makes sure `group` has a digest, even with no row yet (a full-access unlock adding it).
+    mutating func ensureDigest(of group: String) throws {
+        _ = try state(register(group: group))
+    }
+
     mutating func insert(_ row: RecordRow) throws {
-        try db.run("INSERT INTO records (\(RecordRow.columns)) VALUES (?, ?, ?, ?, ?, ?, ?)", row.values)
-        state.digest.add(row.integrityHash(keys: keys))
+        try db.run(RecordRow.insertStatement, row.values)
+        try add(row)
     }
 
     /// Replaces `old` with `new` (same record id, a later version).
     mutating func replace(_ old: RecordRow, with new: RecordRow) throws {
         precondition(old.id == new.id && new.version > old.version, "a replacement keeps the id and bumps the version")
-        try db.run(
-            "UPDATE records SET kind = ?2, lookup = ?3, domain = ?4, policy = ?5, version = ?6, sealed = ?7 WHERE record_id = ?1",
-            new.values)
+        try db.run(RecordRow.updateStatement, new.values)
         guard db.changes == 1 else { throw VaultError.integrity("a record vanished during an update") }
-        state.digest.subtract(old.integrityHash(keys: keys))
-        state.digest.add(new.integrityHash(keys: keys))
+        try subtract(old)
+        try add(new)
     }
 
     mutating func delete(_ row: RecordRow) throws {
         try db.run("DELETE FROM records WHERE record_id = ?", [.blob(row.id)])
         guard db.changes == 1 else { throw VaultError.integrity("a record vanished during a delete") }
-        state.digest.subtract(row.integrityHash(keys: keys))
+        try subtract(row)
     }
 
     mutating func insertSlot(_ slot: KeySlot) throws {
         try slot.insert(into: db)
-        state.digest.add(slot.integrityHash(key: keys.integrityKey))
+        let key = try keys.integrityKey(forGroup: nil)
+        try state(nil)
+        states[[]]!.digest.add(slot.integrityHash(key: key))
     }
 
-    /// Seals the digest with the next generation. Call last, inside the same SQL transaction.
+    mutating func deleteSlot(_ slot: KeySlot) throws {
+        try KeySlot.delete(id: slot.id, from: db)
+        let key = try keys.integrityKey(forGroup: nil)
+        try state(nil)
+        states[[]]!.digest.subtract(slot.integrityHash(key: key))
+    }
+
+    /// Seals every digest touched with its next generation. Call last, inside the same SQL transaction.
     mutating func commit() throws {
-        state.generation += 1
-        try state.store(into: db, keys: keys, vaultID: vaultID)
+        for (scope, state) in states {
+            var next = state
+            next.generation += 1
+            let group = scope.isEmpty ? nil : groups[scope]
+            try next.store(
+                into: db, scope: scope.isEmpty ? nil : scope, key: keys.integrityKey(forGroup: group),
+                epoch: keys.epoch, vaultID: vaultID)
+        }
+    }
+
+    // MARK: Digests
+
+    private mutating func add(_ row: RecordRow) throws {
+        let key = try integrityKey(of: row.scope)
+        states[row.scope ?? []]!.digest.add(row.integrityHash(key: key))
+    }
+
+    private mutating func subtract(_ row: RecordRow) throws {
+        let key = try integrityKey(of: row.scope)
+        states[row.scope ?? []]!.digest.subtract(row.integrityHash(key: key))
+    }
+
+    /// The integrity key of `scope`, with its digest loaded.
+    private mutating func integrityKey(of scope: [UInt8]?) throws -> SymmetricKey {
+        try state(scope)
+        return try keys.integrityKey(forGroup: group(of: scope))
+    }
+
+    /// Loads the digest of `scope` once. A group with no digest yet starts empty when this unlock has
+    /// full access (the group is new); a scoped unlock's groups always have one.
+    @discardableResult
+    private mutating func state(_ scope: [UInt8]?) throws -> IntegrityState {
+        if let loaded = states[scope ?? []] { return loaded }
+        let key = try keys.integrityKey(forGroup: group(of: scope))
+        let stored = try IntegrityState.load(from: db, scope: scope, key: key, epoch: keys.epoch, vaultID: vaultID)
+        guard let state = stored ?? (keys.scope == nil ? .empty : nil) else {
+            throw VaultError.integrity("the digest of an access group is missing")
+        }
+        states[scope ?? []] = state
+        return state
+    }
+
+    /// The group a scope id stands for.
+    private mutating func group(of scope: [UInt8]?) throws -> String? {
+        guard let scope else { return nil }
+        if let group = groups[scope] { return group }
+        if !knowsAllGroups {
+            knowsAllGroups = true
+            let candidates =
+                try keys.scope.map { Array($0) }
+                ?? ([nil] + GroupDirectory.groups(in: db, keys: keys, vaultID: vaultID).sorted())
+            for group in candidates { register(group: group) }
+            if let group = groups[scope] { return group }
+        }
+        if keys.scope != nil { throw VaultError.accessDenied("this unlock is scoped to other access groups") }
+        throw VaultError.integrity("a record belongs to no known access group")
     }
 }
 
 extension RecordTransaction {
-    /// Inserts or replaces a metadata row (sealed with the metadata key).
+    /// Inserts or replaces a metadata row: vault-wide (`group` `nil`), or of one access group (its
+    /// tokens' leases), sealed with the matching metadata key (factor records with the factor key).
     mutating func upsertMetadata(
-        _ plaintext: [UInt8], kind: RecordKind, lookup: [UInt8], replacing existing: RecordRow?
+        _ plaintext: [UInt8], kind: RecordKind, lookup: [UInt8], replacing existing: RecordRow?,
+        group: String? = nil
     ) throws {
         let row = try RecordRow.seal(
             plaintext, id: existing?.id ?? SecureRandom.bytes(count: VaultFormat.idByteCount), kind: kind,
             lookup: lookup, domainID: RecordRow.metadataDomainID, policyCode: 0,
-            version: (existing?.version ?? 0) + 1, key: keys.metadataKey, vaultID: vaultID)
+            version: (existing?.version ?? 0) + 1, scope: register(group: group),
+            key: keys.metadataSealingKey(kind: kind, group: group), vaultID: vaultID)
         if let existing {
             try replace(existing, with: row)
         } else {

@@ -17,7 +17,7 @@ enum SlotScopes {
         guard let row = try RecordRow.find(lookup: lookup, in: db) else { return nil }
         guard
             let groups = try? JSONDecoder().decode(
-                [String].self, from: Data(row.open(key: keys.metadataKey, vaultID: vaultID)))
+                [String].self, from: Data(row.open(key: keys.metadataKey(forGroup: nil), vaultID: vaultID)))
         else { throw VaultError.integrity("a key slot's access-group list is malformed") }
         return Set(groups)
     }
@@ -34,7 +34,8 @@ enum SlotScopes {
         try RecordRow.seal(
             Array(try JSONEncoder().encode(groups.sorted())), id: SecureRandom.bytes(count: VaultFormat.idByteCount),
             kind: .slotScope, lookup: keys.lookup(kind: .slotScope, accessGroup: nil, name: name(of: slotID)),
-            domainID: RecordRow.metadataDomainID, policyCode: 0, version: 1, key: keys.metadataKey, vaultID: vaultID)
+            domainID: RecordRow.metadataDomainID, policyCode: 0, version: 1, scope: nil,
+            key: keys.metadataKey(forGroup: nil), vaultID: vaultID)
     }
 
     static func remove(of slotID: [UInt8], in transaction: inout RecordTransaction) throws {
