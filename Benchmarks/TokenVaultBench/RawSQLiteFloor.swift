@@ -1,5 +1,6 @@
 import Foundation
 import TokenVault
+import VaultCrypto
 import VaultStorage
 
 /// The container's own floor for a durable store: a raw SQLite insert of one row, of the same size
@@ -43,6 +44,42 @@ final class RawSQLiteFloor {
     func insertDurably(_ row: [SQLiteValue]) throws {
         try database.write { db in try db.run(Self.insert, row) }
         rowCount += 1
+    }
+
+    /// Re-encrypts every row in one durable transaction: for each, two raw XChaCha20-Poly1305 passes
+    /// over its blob (the work of an open and a seal) and an UPDATE of the blob. The floor under a key
+    /// rotation, which does this plus the look-ups, integrity hashes and key derivations.
+    func rewriteAll() throws {
+        RawSodiumBaseline.ensureInitialized()
+        let key = SecureRandom.bytes(count: 32)
+        let nonce = SecureRandom.bytes(count: XChaCha20Poly1305.nonceByteCount)
+        let associatedData = SecureRandom.bytes(count: 96)
+        try database.write { db in
+            let rows = try db.query("SELECT record_id, sealed FROM records") { ($0.blob(0), $0.blob(1)) }
+            for (id, sealed) in rows {
+                var opened = [UInt8](repeating: 0, count: sealed.count + XChaCha20Poly1305.tagByteCount)
+                var resealed = [UInt8](repeating: 0, count: opened.count + XChaCha20Poly1305.tagByteCount)
+                key.withUnsafeBytes { k in
+                    nonce.withUnsafeBytes { n in
+                        associatedData.withUnsafeBytes { ad in
+                            sealed.withUnsafeBytes { input in
+                                opened.withUnsafeMutableBytes {
+                                    RawSodiumBaseline.seal(input, key: k, nonce: n, associatedData: ad, into: $0)
+                                }
+                            }
+                            opened.withUnsafeBytes { input in
+                                resealed.withUnsafeMutableBytes {
+                                    RawSodiumBaseline.seal(input, key: k, nonce: n, associatedData: ad, into: $0)
+                                }
+                            }
+                        }
+                    }
+                }
+                try db.run(
+                    "UPDATE records SET sealed = ? WHERE record_id = ?",
+                    [.blob(Array(resealed.prefix(sealed.count))), .blob(id)])
+            }
+        }
     }
 
     /// A row with random ids, as the vault writes them (16-byte id, 32-byte look-up tag, 16-byte

@@ -38,6 +38,11 @@ struct VaultOperationsBenchmark {
         let reopenAndFirstFind: LatencySummary
         /// `Vault.changeUnlock` between two key files: a key rotation that re-seals every record.
         let rekey: LatencySummary
+        /// The raw floor of a rotation: raw libsodium over every blob and an UPDATE of every row of
+        /// the raw SQLite table, in one transaction (``RawSQLiteFloor/rewriteAll()``).
+        let rawRewrite: LatencySummary
+        /// Rekey p50 over raw-rewrite p50.
+        let rekeyRatio: Double
         /// The vault file.
         let fileBytes: Int
         /// Its write-ahead log.
@@ -169,6 +174,8 @@ struct VaultOperationsBenchmark {
             for (from, to) in [(keyFile, spareKeyFile), (spareKeyFile, keyFile)] {
                 rekey.append(try Stopwatch.time { try vault.changeUnlock(from: .keyFile(from), to: .keyFile(to)) })
             }
+            let rawRewrite = try timed(2) { try raw.rewriteAll() }
+            let rekeySummary = rekey.summary
 
             let storeSummary = store.summary
             let rawSummary = rawInsert.summary
@@ -177,7 +184,8 @@ struct VaultOperationsBenchmark {
                     tokens: ids.count, store: storeSummary, rawInsert: rawSummary,
                     storeRatio: rawSummary.p50Ns > 0 ? storeSummary.p50Ns / rawSummary.p50Ns : 0,
                     bulkStore: bulk.summary, getByID: getByID.summary, findByTag: findByTag, findByClaim: findByClaim,
-                    allIDs: allIDs, reopenAndFirstFind: reopen.summary, rekey: rekey.summary,
+                    allIDs: allIDs, reopenAndFirstFind: reopen.summary, rekey: rekeySummary, rawRewrite: rawRewrite,
+                    rekeyRatio: rawRewrite.p50Ns > 0 ? rekeySummary.p50Ns / rawRewrite.p50Ns : 0,
                     fileBytes: ResourceUsage.fileBytes(url.path),
                     walBytes: ResourceUsage.fileBytes(url.path + "-wal"), meanSealedBytes: Double(sealedSize),
                     residentBytes: ResourceUsage.residentBytes(),
@@ -212,6 +220,8 @@ struct VaultOperationsBenchmark {
             ("allIDs", { Format.percentiles($0.allIDs) }),
             ("reopen + unlock (key file) + first find", { Format.percentiles($0.reopenAndFirstFind) }),
             ("rekey: changeUnlock, every record re-sealed", { Format.percentiles($0.rekey) }),
+            ("raw floor: libsodium open + seal and UPDATE of every row", { Format.percentiles($0.rawRewrite) }),
+            ("rekey / raw floor (p50)", { Format.ratio($0.rekeyRatio) }),
         ]
         for (name, cell) in rows { operations.add([name] + results.map(cell)) }
 
