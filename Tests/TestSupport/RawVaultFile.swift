@@ -106,6 +106,14 @@ public final class RawVaultFile: Sendable {
         try database.write { db in try db.run(sql, values.map(\.value)) }
     }
 
+    /// Copies the vault file at `url` and its write-ahead log as they are now: what a backup or a
+    /// thief takes.
+    public static func copy(_ url: URL, to copy: URL) throws {
+        for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: url.path + suffix) {
+            try FileManager.default.copyItem(atPath: url.path + suffix, toPath: copy.path + suffix)
+        }
+    }
+
     /// Every row of `table` with all its columns, as an attacker saves them from a copy of the file.
     package func rows(of table: String) throws -> [[SQLiteValue]] {
         try database.read { db in

@@ -11,16 +11,17 @@ import VaultStorage
     static let before = SecretKey<String>("written before")
     static let after = SecretKey<String>("written after")
 
-    /// The file and its write-ahead log as they are now: what a backup or a thief takes.
-    static func snapshot(_ url: URL, to copy: URL) throws {
-        for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: url.path + suffix) {
-            try FileManager.default.copyItem(atPath: url.path + suffix, toPath: copy.path + suffix)
-        }
-    }
-
-    /// `unlock` opens nothing newer than `oldValue` in `url`: either it does not open, or what it
-    /// opens shows neither the re-written value nor the new item, and fails `verify()`.
-    static func expectNothingNewer(_ url: URL, unlock: VaultUnlock, oldValue: String) {
+    /// The old copy's header and slots with the current file's records and digest, as an attacker
+    /// with both builds it: `unlock` (an old secret) opens nothing newer than `oldValue` in it. Either
+    /// it does not open, or what it opens shows neither the re-written value nor the new item, and
+    /// fails `verify()`.
+    static func expectNothingNewer(
+        oldCopy: URL, current: RawVaultFile, unlock: VaultUnlock, oldValue: String, in directory: TemporaryDirectory
+    ) throws {
+        let url = directory.file("mixed.db")
+        try RawVaultFile.copy(oldCopy, to: url)
+        let raw = try RawVaultFile(url)
+        for table in ["records", "integrity"] { try raw.replaceRows(of: table, with: current.rows(of: table)) }
         guard let vault = try? Vault.open(at: url, unlock: unlock) else { return }
         let rewritten = (try? vault.get(before)) ?? nil
         #expect(rewritten == nil || rewritten == oldValue)
@@ -33,7 +34,7 @@ import VaultStorage
         let (vault, url) = try TestVaults.onDisk(in: directory)
         try vault.set("old value", for: Self.before)
         let oldCopy = directory.file("old.db")
-        try Self.snapshot(url, to: oldCopy)
+        try RawVaultFile.copy(url, to: oldCopy)
         let oldSlots = try RawVaultFile(url).rows(of: "key_slots")
 
         try vault.changeUnlock(
@@ -56,11 +57,8 @@ import VaultStorage
         }
 
         // The old copy's header and slots with the current records and digest.
-        let mixed = directory.file("mixed.db")
-        try Self.snapshot(oldCopy, to: mixed)
-        let raw = try RawVaultFile(mixed)
-        for table in ["records", "integrity"] { try raw.replaceRows(of: table, with: current.rows(of: table)) }
-        Self.expectNothingNewer(mixed, unlock: TestVaults.unlock, oldValue: "old value")
+        try Self.expectNothingNewer(
+            oldCopy: oldCopy, current: current, unlock: TestVaults.unlock, oldValue: "old value", in: directory)
         // The old copy itself still opens with the old passphrase, as it was then.
         #expect(try Vault.open(at: oldCopy, unlock: TestVaults.unlock).get(Self.before) == "old value")
     }
@@ -73,7 +71,7 @@ import VaultStorage
         try vault.addUnlock(.keyFile(keyFile))
         try vault.set("old value", for: Self.before)
         let oldCopy = directory.file("old.db")
-        try Self.snapshot(url, to: oldCopy)
+        try RawVaultFile.copy(url, to: oldCopy)
         let oldSlots = try RawVaultFile(url).rows(of: "key_slots")
 
         try vault.removeUnlock(.keyFile(keyFile))
@@ -87,11 +85,8 @@ import VaultStorage
         #expect(throws: VaultError.invalidCredentials) { try Vault.open(at: url, unlock: .keyFile(keyFile)) }
         #expect(throws: VaultError.self) { try Vault.open(at: url, unlock: TestVaults.unlock).verify() }
 
-        let mixed = directory.file("mixed.db")
-        try Self.snapshot(oldCopy, to: mixed)
-        let raw = try RawVaultFile(mixed)
-        for table in ["records", "integrity"] { try raw.replaceRows(of: table, with: current.rows(of: table)) }
-        Self.expectNothingNewer(mixed, unlock: .keyFile(keyFile), oldValue: "old value")
+        try Self.expectNothingNewer(
+            oldCopy: oldCopy, current: current, unlock: .keyFile(keyFile), oldValue: "old value", in: directory)
     }
 
     @Test func anOpenVaultFollowsARotationAndIsLockedWhenItsSlotIsRevoked() throws {

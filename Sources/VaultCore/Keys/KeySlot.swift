@@ -128,6 +128,13 @@ struct KeySlot {
         writer.append(raw: isLegacy ? VaultFormat.Tag.legacyKeySlot : VaultFormat.Tag.keySlot)
         writer.append(UInt16(isLegacy ? 1 : VaultFormat.currentVersion))
         writer.append(raw: vaultID)
+        appendClearColumns(to: &writer)
+        if !isLegacy { writer.append(raw: publicKey) }
+        return writer.bytes
+    }
+
+    /// Id, kind, scope flag, salt and costs, as bound into the wrap and hashed into the digest.
+    private func appendClearColumns(to writer: inout ByteWriter) {
         writer.append(raw: id)
         writer.append(kind.rawValue)
         writer.append(UInt8(isScoped ? 1 : 0))
@@ -136,8 +143,6 @@ struct KeySlot {
         // to open like any other edited slot, rather than trapping on the conversion.
         writer.append(UInt64(truncatingIfNeeded: parameters.opsLimit))
         writer.append(UInt64(truncatingIfNeeded: parameters.memLimitBytes))
-        if !isLegacy { writer.append(raw: publicKey) }
-        return writer.bytes
     }
 
     /// This slot's term in the integrity digest: a keyed hash of every column, so that a slot row
@@ -145,12 +150,7 @@ struct KeySlot {
     func integrityHash(key: SymmetricKey) -> [UInt8] {
         var writer = ByteWriter(reservingCapacity: 160)
         writer.append(raw: Array("TVK2".utf8))
-        writer.append(raw: id)
-        writer.append(kind.rawValue)
-        writer.append(UInt8(isScoped ? 1 : 0))
-        writer.append(lengthPrefixed: salt)
-        writer.append(UInt64(truncatingIfNeeded: parameters.opsLimit))
-        writer.append(UInt64(truncatingIfNeeded: parameters.memLimitBytes))
+        appendClearColumns(to: &writer)
         writer.append(lengthPrefixed: publicKey)
         writer.append(raw: BLAKE2b.hash(wrapped))
         writer.append(raw: BLAKE2b.hash(grant))

@@ -47,31 +47,25 @@ import VaultStorage
             }
             // Every row of the group deleted: its digest no longer matches.
             let rowsGone = team.directory.file("rows-\(scope.hashValue).db")
-            try copyVault(team.url, to: rowsGone)
+            try RawVaultFile.copy(team.url, to: rowsGone)
             try RawVaultFile(rowsGone).execute("DELETE FROM records WHERE scope = ?", .blob(scope))
             expectIntegrityError(rowsGone, team.keyFile)
             // The rows and the digest deleted together: the group directory still names the group.
             let allGone = team.directory.file("all-\(scope.hashValue).db")
-            try copyVault(team.url, to: allGone)
+            try RawVaultFile.copy(team.url, to: allGone)
             let raw = try RawVaultFile(allGone)
             try raw.execute("DELETE FROM records WHERE scope = ?", .blob(scope))
             try raw.execute("DELETE FROM group_integrity WHERE scope = ?", .blob(scope))
             expectIntegrityError(allGone, team.keyFile)
             // A row moved to another group's scope.
             let moved = team.directory.file("moved-\(scope.hashValue).db")
-            try copyVault(team.url, to: moved)
+            try RawVaultFile.copy(team.url, to: moved)
             try RawVaultFile(moved).execute(
                 "UPDATE records SET scope = NULL WHERE record_id = (SELECT record_id FROM records WHERE scope = ? LIMIT 1)",
                 .blob(scope))
             expectIntegrityError(moved, team.keyFile)
         }
         #expect(try team.vault.verify().recordCount > 0)
-    }
-
-    private func copyVault(_ url: URL, to copy: URL) throws {
-        for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: url.path + suffix) {
-            try FileManager.default.copyItem(atPath: url.path + suffix, toPath: copy.path + suffix)
-        }
     }
 
     private func expectIntegrityError(_ url: URL, _ keyFile: URL, sourceLocation: SourceLocation = #_sourceLocation) {
