@@ -330,7 +330,13 @@ public final class Vault: Sendable {
         guard let access = keys.slot, let slot = try KeySlot.find(id: access.id, in: db), !slot.isLegacy,
             let payload = try slot.openGrant(with: access.keys, epoch: epoch, vaultID: vaultID)
         else {
-            session.withLock { if $0.keys === keys { $0 = VaultSession() } }
+            // The unlock was revoked: lock, as lock() does, unless another call already moved on.
+            let revoked = session.withLock { state -> Bool in
+                guard state.keys === keys else { return false }
+                state = VaultSession()
+                return true
+            }
+            if revoked { device.withLock { $0 = nil } }
             throw VaultError.locked
         }
         let next = try KeyRing(payload, epoch: epoch, slot: access)

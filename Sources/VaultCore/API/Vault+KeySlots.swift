@@ -53,7 +53,7 @@ extension Vault {
     ///   - accessGroups: The groups to grant, or `nil` for full access.
     /// - Throws: ``VaultError/locked`` without a full-access unlock, ``VaultError/invalidArgument(_:)``
     ///   for an empty passphrase, group list or group name, or a vault that already has
-    ///   ``VaultFormat/maximumSlotCount`` slots.
+    ///   32 slots (the most a vault holds).
     public func addUnlock(
         _ unlock: VaultUnlock, keyDerivation: KeyDerivation = .moderate, accessGroups: Set<String>? = nil
     ) throws {
