@@ -13,22 +13,6 @@ extension CLIProcess {
     public static func runWithoutTerminal(_ arguments: [String], environment: [String: String] = [:]) throws
         -> Result
     {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
-        process.arguments = ["--wait", executable.path] + arguments
-        var merged = ProcessInfo.processInfo.environment
-        merged["TOKENVAULT_PASSPHRASE"] = nil
-        merged["TOKENVAULT_PATH"] = nil
-        for (key, value) in environment { merged[key] = value }
-        process.environment = merged
-        let stdin = Pipe()
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        try stdin.fileHandleForWriting.close()
-        return finish((process, stdout, stderr))
+        finish(try start(arguments, environment: environment, withoutTerminal: true))
     }
 }

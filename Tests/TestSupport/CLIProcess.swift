@@ -20,13 +20,19 @@ public enum CLIProcess {
         WorkerProcess.executable.deletingLastPathComponent().appendingPathComponent("tokenvault")
     }
 
-    /// Starts `tokenvault arguments...` with `input` on standard input.
-    public static func start(_ arguments: [String], input: String = "", environment: [String: String] = [:]) throws
-        -> (Process, Pipe, Pipe)
-    {
+    /// Starts `tokenvault arguments...` with `input` on standard input; with `withoutTerminal`, in a
+    /// new session (`setsid`), so it has no controlling terminal even when the tests run in one.
+    public static func start(
+        _ arguments: [String], input: String = "", environment: [String: String] = [:], withoutTerminal: Bool = false
+    ) throws -> (Process, Pipe, Pipe) {
         let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
+        if withoutTerminal {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
+            process.arguments = ["--wait", executable.path] + arguments
+        } else {
+            process.executableURL = executable
+            process.arguments = arguments
+        }
         var merged = ProcessInfo.processInfo.environment
         merged["TOKENVAULT_PASSPHRASE"] = nil
         merged["TOKENVAULT_PATH"] = nil
