@@ -114,22 +114,7 @@ public final class AuthorizationServer: Sendable {
         process.standardError = try FileHandle(forWritingTo: log)
         let started = ContinuousClock.now
         try process.run()
-        // A watchdog ends a server that never gets ready, so the read below cannot hang.
-        let pid = process.processIdentifier
-        let ready = Locked(false)
-        DispatchQueue.global().asyncAfter(deadline: .now() + 30) {
-            if !ready.value { kill(pid, SIGKILL) }
-        }
-        var line = Data()
-        let handle = output.fileHandleForReading
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = handle.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        ready.withLock { $0 = true }
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard text.hasPrefix("READY "), let url = URL(string: String(text.dropFirst(6))) else {
+        guard let url = ReadyLine.url(of: process, output: output) else {
             process.terminate()
             throw SetupFailure(reason: "the server did not start (log: \(log.path))")
         }
