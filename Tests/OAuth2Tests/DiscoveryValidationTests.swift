@@ -37,6 +37,28 @@ struct DiscoveryValidationTests {
             transportPolicy: policy)
     }
 
+    /// A network failure while fetching one of the two documents is an error, and nothing is cached:
+    /// a configuration merged without that document would lack its endpoints for good.
+    @Test func aNetworkFailureOnOneDocumentIsAnErrorAndNotCached() async throws {
+        let server = try await Self.server { issuer in
+            var document = Self.document(issuer: issuer)
+            document["device_authorization_endpoint"] = nil
+            return document
+        }
+        defer { server.stop() }
+        let metadata = "/.well-known/oauth-authorization-server"
+        try await server.dropConnections(on: metadata)
+        let client = Self.client(server)
+        await #expect {
+            try await client.openIDConfiguration()
+        } throws: { error in
+            if case OAuth2Error.network = error { return true }
+            return false
+        }
+        try await server.route(metadata, json: Self.document(issuer: server.url.absoluteString))
+        #expect(try await client.openIDConfiguration().deviceAuthorizationEndpoint != nil)
+    }
+
     @Test func aMatchingDocumentWithLoopbackEndpointsIsUsed() async throws {
         let server = try await Self.server { Self.document(issuer: $0) }
         defer { server.stop() }

@@ -81,22 +81,7 @@ public final class StubHTTPServer: Sendable {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        // A watchdog ends a server that never gets ready, so the read below cannot hang.
-        let pid = process.processIdentifier
-        let ready = Locked(false)
-        DispatchQueue.global().asyncAfter(deadline: .now() + 30) {
-            if !ready.value { kill(pid, SIGKILL) }
-        }
-        var line = Data()
-        let handle = output.fileHandleForReading
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = handle.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        ready.withLock { $0 = true }
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard text.hasPrefix("READY "), let url = URL(string: String(text.dropFirst(6))) else {
+        guard let url = ReadyLine.url(of: process, output: output) else {
             process.terminate()
             process.waitUntilExit()
             throw AuthorizationServer.SetupFailure(reason: "the stub HTTP server did not start")
@@ -116,7 +101,18 @@ public final class StubHTTPServer: Sendable {
     public func route(_ path: String, status: Int = 200, headers: [String: String] = [:], body: String = "")
         async throws
     {
-        let route: [String: Any] = ["path": path, "status": status, "headers": headers, "body": body]
+        try await setRoute(["path": path, "status": status, "headers": headers, "body": body])
+    }
+
+    /// Makes every request for `path` fail as a network failure does: the server closes the
+    /// connection without answering.
+    ///
+    /// - Parameter path: The path.
+    public func dropConnections(on path: String) async throws {
+        try await setRoute(["path": path, "drop": true])
+    }
+
+    private func setRoute(_ route: [String: Any]) async throws {
         var request = URLRequest(url: url.appendingPathComponent("_stub/route"), timeoutInterval: 10)
         request.httpMethod = "POST"
         request.httpBody = try JSONSerialization.data(withJSONObject: route)

@@ -102,9 +102,18 @@ public final class OAuth2Client: Sendable {
         let (primary, secondary) = (await oidc, await rfc8414)
         if case .failure(let error) = primary, case .failure = secondary { throw error }
         // A document that answered is checked even when the other one failed: one naming another
-        // issuer, or pointing at plain-http endpoints, is an error, never silently skipped.
-        let documents = try [primary, secondary].map { result in
-            try (try? result.get()).map { try OpenIDConfiguration.checked($0, issuer: issuer, policy: transportPolicy) }
+        // issuer, or pointing at plain-http endpoints, is an error, never silently skipped. A server
+        // may lack one of the two documents, but a network failure fetching one is not an answer:
+        // merging without it would cache a configuration missing that document's endpoints.
+        let documents = try [primary, secondary].map { result -> [String: JSONValue]? in
+            switch result {
+            case .success(let document):
+                return try OpenIDConfiguration.checked(document, issuer: issuer, policy: transportPolicy)
+            case .failure(.network(let reason)):
+                throw OAuth2Error.network(reason)
+            case .failure:
+                return nil
+            }
         }
         let merged = OpenIDConfiguration.merging(documents[0], documents[1])
         guard merged.tokenEndpoint != nil else {

@@ -63,6 +63,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             route = ROUTES.get(path)
         if route is None:
             return self._answer(404, {"Content-Type": "application/json"}, '{"error": "not_found"}')
+        if route.get("drop"):
+            # A network failure as the client sees it: the connection closes with no answer.
+            self.close_connection = True
+            return
         self._answer(route.get("status", 200), route.get("headers", {}), route.get("body", ""))
 
     do_GET = do_POST = do_PUT = do_DELETE = _handle
