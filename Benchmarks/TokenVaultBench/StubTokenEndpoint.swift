@@ -5,13 +5,14 @@ import Synchronization
     import FoundationNetworking
 #endif
 
-/// An in-process authorization server for `tokenvault-stub:` URLs, as a `URLProtocol` registered
+/// An in-process authorization server for `https://auth.bench.invalid`, as a `URLProtocol` registered
 /// process-wide (`URLProtocol.registerClass`), so it answers the requests of `URLSession.shared`,
 /// which every `Credential`'s own `OAuth2Client` uses: the public API needs no session injected.
 /// Answers discovery and the token endpoint at once, and counts the requests.
 final class StubTokenEndpoint: URLProtocol {
-    /// The URL scheme it answers; no other loader handles it, so nothing can leave the process.
-    static let scheme = "tokenvault-stub"
+    /// The host it answers, over https as the OAuth client requires. `.invalid` never resolves
+    /// (RFC 6761), so even without the stub nothing could leave the machine.
+    static let host = "auth.bench.invalid"
 
     /// The request counters, shared by every loading instance.
     private final class Counters: Sendable {
@@ -43,7 +44,7 @@ final class StubTokenEndpoint: URLProtocol {
     }
 
     override class func canInit(with request: URLRequest) -> Bool {
-        request.url?.scheme == scheme
+        request.url?.scheme == "https" && request.url?.host == host
     }
 
     override class func canonicalRequest(for request: URLRequest) -> URLRequest {
@@ -57,7 +58,7 @@ final class StubTokenEndpoint: URLProtocol {
         switch url.path {
         case "/.well-known/openid-configuration", "/.well-known/oauth-authorization-server":
             Self.counters.discovery.add(1, ordering: .acquiringAndReleasing)
-            let issuer = "\(Self.scheme)://\(url.host ?? "")/"
+            let issuer = "https://\(url.host ?? "")/"
             status = 200
             body = ["issuer": issuer, "token_endpoint": issuer + "token", "grant_types_supported": ["refresh_token"]]
         case "/token":

@@ -6,9 +6,9 @@ import TokenVault
 /// length), an opaque refresh token, and three tags: about 2.4 KiB as JSON, 3.2 KiB sealed with
 /// its metadata.
 enum TokenFixtures {
-    /// The in-process issuer the refresh benchmark stubs (`tokenvault-stub:` is a scheme no real
-    /// network loader handles, so a request can never leave the process).
-    static let issuer = URL(string: "tokenvault-stub://auth.bench.invalid/")!
+    /// The in-process issuer the refresh benchmark stubs (``StubTokenEndpoint`` answers its https
+    /// URLs in the process, and `.invalid` never resolves, so a request can never leave the machine).
+    static let issuer = URL(string: "https://\(StubTokenEndpoint.host)/")!
     /// The client id every fixture token was issued to.
     static let clientID = "tokenvault-bench-client"
 
