@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import TokenVault
 import VaultCore
 import VaultStorage
 
@@ -161,5 +162,19 @@ import VaultStorage
         }
         #expect(try read { try $0.rows() } == [Self.row(id: 1, lookup: 0xa1)])
         #expect(try read { try $0.sealedDigest(scope: nil) } == nil)
+    }
+
+    @Test func theBenchmarkHookCountsTokenRecordsThroughTheStore() throws {
+        let (vault, url, _) = try TestVaults.keyFileVault(in: directory)
+        let storage = try VaultTokenStorage(vault: vault)
+        for index in 0..<3 {
+            let token = TestTokens.token(subject: "user-\(index)@example.com")
+            _ = try storage.add(token: token, metadata: Token.Metadata(token: token, tags: [:]), security: [])
+        }
+        try vault.set("not a token", for: SecretKey<String>("item"))
+        let sizes = try vault.tokenRecordSizesForBenchmarking()
+        let tokens = try RawVaultFile(url).records().filter { $0.kind == Int64(RecordKind.token.rawValue) }
+        #expect(sizes.count == 3 && tokens.count == 3)
+        #expect(sizes.meanSealedByteCount == Double(tokens.map(\.sealed.count).reduce(0, +)) / 3)
     }
 }
