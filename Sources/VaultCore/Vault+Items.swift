@@ -88,7 +88,7 @@ extension Vault {
     /// finds none. Proofs are asked for after the transaction: a prompt must not hold the vault.
     func readItemValue(
         authenticationContext: (any AuthenticationContext)?, prompt: String?,
-        locate: (any RecordStore, KeyRing) throws -> (RecordRow, ItemEnvelope)?
+        locate: (any RecordReader, KeyRing) throws -> (RecordRow, ItemEnvelope)?
     ) throws -> [UInt8]? {
         let found = try read { records, keys -> (RecordRow, ItemEnvelope, [AuthenticationFactor: FactorRecord])? in
             guard let (row, envelope) = try locate(records, keys) else { return nil }
@@ -116,7 +116,7 @@ extension Vault {
     }
 
     /// The groups an item of unknown group may be in: the vault's own, and every listed group.
-    func candidateGroups(in records: any RecordStore, keys: KeyRing) throws -> [String?] {
+    func candidateGroups(in records: any RecordReader, keys: KeyRing) throws -> [String?] {
         if let scope = keys.scope { return Array(scope) }
         return [nil] + (try GroupDirectory.groups(in: records, keys: keys, vaultID: vaultID)).sorted()
     }

@@ -312,7 +312,7 @@ public final class Vault: Sendable {
     }
 
     /// Runs `body` on one consistent snapshot of the records.
-    func read<Result>(_ body: (any RecordStore, KeyRing) throws -> Result) throws -> Result {
+    func read<Result>(_ body: (any RecordReader, KeyRing) throws -> Result) throws -> Result {
         try readConnection { db, keys in try body(SQLiteRecordStore(db), keys) }
     }
 

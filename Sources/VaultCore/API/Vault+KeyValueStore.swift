@@ -138,7 +138,7 @@ extension Vault {
     }
 
     /// The row filed under `lookup`, after checking the group is in this unlock's scope.
-    private func item(_ lookup: [UInt8], group: String?, in records: any RecordStore, keys: KeyRing) throws
+    private func item(_ lookup: [UInt8], group: String?, in records: any RecordReader, keys: KeyRing) throws
         -> RecordRow?
     {
         guard keys.isInScope(group) else { throw Self.outOfScope }

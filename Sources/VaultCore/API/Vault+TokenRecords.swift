@@ -192,7 +192,7 @@ extension Vault {
     ///
     /// - Returns: Whether such a row exists.
     /// - Throws: ``VaultError/accessDenied(_:)`` for a token of a group outside a scoped unlock.
-    func checkTokenScope(_ id: String, in records: any RecordStore, keys: KeyRing) throws -> Bool {
+    func checkTokenScope(_ id: String, in records: any RecordReader, keys: KeyRing) throws -> Bool {
         try tokenGroup(id, in: records, keys: keys) != nil
     }
 
@@ -200,7 +200,7 @@ extension Vault {
     /// stored.
     ///
     /// - Throws: ``VaultError/accessDenied(_:)`` for a token of a group outside a scoped unlock.
-    func tokenGroup(_ id: String, in records: any RecordStore, keys: KeyRing) throws -> String?? {
+    func tokenGroup(_ id: String, in records: any RecordReader, keys: KeyRing) throws -> String?? {
         guard let stored = try records.row(lookup: tokenLookup(id, keys)) else { return nil }
         return .some(
             try openToken(stored, groups: candidateGroups(in: records, keys: keys), keys: keys).domain.accessGroup)
@@ -258,13 +258,13 @@ extension Vault {
 
     /// The default token's id if that token is still stored: a scoped unlock may have removed it
     /// without seeing the default.
-    private func defaultTokenID(in records: any RecordStore, keys: KeyRing) throws -> String? {
+    private func defaultTokenID(in records: any RecordReader, keys: KeyRing) throws -> String? {
         guard let id = try namedDefault(in: records, keys: keys) else { return nil }
         return try records.row(lookup: tokenLookup(id, keys)) == nil ? nil : id
     }
 
     /// The id the default row names, stored or not.
-    private func namedDefault(in records: any RecordStore, keys: KeyRing) throws -> String? {
+    private func namedDefault(in records: any RecordReader, keys: KeyRing) throws -> String? {
         let lookup = keys.lookup(kind: .defaultToken, accessGroup: nil, name: Self.defaultTokenName)
         guard let stored = try records.row(lookup: lookup) else { return nil }
         let bytes = try stored.open(key: keys.metadataKey(forGroup: nil), vaultID: vaultID)

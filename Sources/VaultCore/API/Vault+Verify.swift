@@ -21,7 +21,7 @@ extension Vault {
         try checkStructure()
         let device = try deviceSecret(creating: false)
         return try readConnection { db, keys in
-            let records = SQLiteRecordStore(db)
+            let records: any RecordReader = SQLiteRecordStore(db)
             let slots = try KeySlot.all(in: db)
             let slotRows = try db.query("SELECT count(*) FROM key_slots") { Int($0.integer(0)) }.first ?? 0
             let rows = try records.rows()

@@ -5,7 +5,7 @@ enum FactorStore {
     }
 
     /// Every enrolled factor.
-    static func records(in store: any RecordStore, keys: KeyRing, vaultID: [UInt8]) throws -> [AuthenticationFactor:
+    static func records(in store: any RecordReader, keys: KeyRing, vaultID: [UInt8]) throws -> [AuthenticationFactor:
         FactorRecord]
     {
         let rows = try store.rows(kind: .factor)

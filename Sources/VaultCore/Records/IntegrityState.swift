@@ -29,7 +29,7 @@ struct IntegrityState {
 
     /// The stored digest of `scope` (`nil`: vault-wide), or `nil` when a group has none yet.
     static func load(
-        from store: any RecordStore, scope: [UInt8]?, key: SymmetricKey, epoch: UInt64, vaultID: [UInt8],
+        from store: any RecordReader, scope: [UInt8]?, key: SymmetricKey, epoch: UInt64, vaultID: [UInt8],
         format: Int = VaultFormat.currentVersion
     ) throws -> IntegrityState? {
         let sealed = try store.sealedDigest(scope: scope)
@@ -122,7 +122,7 @@ extension ScopedDigests {
     /// - Returns: The stored generation of each scope checked (empty id: vault-wide).
     /// - Throws: ``VaultError/integrity(_:)`` naming what does not match.
     func check(
-        in store: any RecordStore, keys: KeyRing, groups: [[UInt8]: String], vaultID: [UInt8],
+        in store: any RecordReader, keys: KeyRing, groups: [[UInt8]: String], vaultID: [UInt8],
         format: Int = VaultFormat.currentVersion
     ) throws -> [[UInt8]: UInt64] {
         var scopes: [[UInt8]?] = keys.scope == nil ? [nil] : []

@@ -7,8 +7,52 @@
 /// protocol and nothing else about records changes.
 ///
 /// A store is bound to one transaction of its backend and is not `Sendable`: the vault hands one out
-/// only inside a read or write transaction, which commits on return and rolls back on throw.
-package protocol RecordStore {
+/// only inside a write transaction, which commits on return and rolls back on throw. Read
+/// transactions get the ``RecordReader`` half only.
+package protocol RecordStore: RecordReader {
+    // MARK: Records
+
+    /// Adds a new row.
+    ///
+    /// - Parameter row: The row; its id and look-up tag must not be in use.
+    /// - Throws: Storage errors, also when the id or look-up tag is already in use.
+    func insert(_ row: RecordRow) throws
+
+    /// Rewrites the row with `row`'s id, if it is still at `expectedVersion` (compare-and-swap).
+    ///
+    /// - Parameters:
+    ///   - row: The new contents, with the id of the row to rewrite.
+    ///   - expectedVersion: The version the caller read.
+    /// - Throws: ``VaultError/conflict(_:)`` when the row is at another version or gone (nothing is
+    ///   written); storage errors.
+    func update(_ row: RecordRow, expectedVersion: UInt64) throws
+
+    /// Deletes the row `row` names, if it is still at `row`'s version (compare-and-swap).
+    ///
+    /// - Parameter row: The row as it was read.
+    /// - Throws: ``VaultError/conflict(_:)`` when the row is at another version or gone; storage
+    ///   errors.
+    func delete(_ row: RecordRow) throws
+
+    // MARK: Sealed digests
+
+    /// Stores the sealed digest of one scope, replacing the one it had.
+    ///
+    /// - Parameters:
+    ///   - sealed: The sealed bytes.
+    ///   - scope: A group's scope id, or `nil` for the vault-wide digest.
+    /// - Throws: Storage errors.
+    func setSealedDigest(_ sealed: [UInt8], scope: [UInt8]?) throws
+
+    /// Deletes every group digest (the vault-wide one stays), before a rebuild stores them again.
+    ///
+    /// - Throws: Storage errors.
+    func removeGroupDigests() throws
+}
+
+/// The read half of a ``RecordStore``: what a read transaction may do with the records and the
+/// sealed digests.
+package protocol RecordReader {
     // MARK: Records
 
     /// The row filed under a look-up tag.
@@ -39,28 +83,6 @@ package protocol RecordStore {
     /// - Throws: Storage errors.
     func sizes(kind: RecordKind) throws -> (count: Int, sealedByteCount: Int)
 
-    /// Adds a new row.
-    ///
-    /// - Parameter row: The row; its id and look-up tag must not be in use.
-    /// - Throws: Storage errors, also when the id or look-up tag is already in use.
-    func insert(_ row: RecordRow) throws
-
-    /// Rewrites the row with `row`'s id, if it is still at `expectedVersion` (compare-and-swap).
-    ///
-    /// - Parameters:
-    ///   - row: The new contents, with the id of the row to rewrite.
-    ///   - expectedVersion: The version the caller read.
-    /// - Throws: ``VaultError/conflict(_:)`` when the row is at another version or gone (nothing is
-    ///   written); storage errors.
-    func update(_ row: RecordRow, expectedVersion: UInt64) throws
-
-    /// Deletes the row `row` names, if it is still at `row`'s version (compare-and-swap).
-    ///
-    /// - Parameter row: The row as it was read.
-    /// - Throws: ``VaultError/conflict(_:)`` when the row is at another version or gone; storage
-    ///   errors.
-    func delete(_ row: RecordRow) throws
-
     // MARK: Sealed digests
 
     /// The sealed digest of one scope.
@@ -70,22 +92,9 @@ package protocol RecordStore {
     /// - Throws: Storage errors.
     func sealedDigest(scope: [UInt8]?) throws -> [UInt8]?
 
-    /// Stores the sealed digest of one scope, replacing the one it had.
-    ///
-    /// - Parameters:
-    ///   - sealed: The sealed bytes.
-    ///   - scope: A group's scope id, or `nil` for the vault-wide digest.
-    /// - Throws: Storage errors.
-    func setSealedDigest(_ sealed: [UInt8], scope: [UInt8]?) throws
-
     /// The scope ids of every group digest stored.
     ///
     /// - Returns: The scope ids, in order.
     /// - Throws: Storage errors.
     func digestScopes() throws -> [[UInt8]]
-
-    /// Deletes every group digest (the vault-wide one stays), before a rebuild stores them again.
-    ///
-    /// - Throws: Storage errors.
-    func removeGroupDigests() throws
 }

@@ -8,8 +8,10 @@ import VaultStorage
 /// A scoped unlock can only touch rows of its own groups: the other digests' keys are not in its
 /// ring, so any other write fails with ``VaultError/accessDenied(_:)``.
 struct RecordTransaction {
-    /// The records and digests; every write to them goes through this transaction's methods.
-    let records: any RecordStore
+    /// The records and digests, to read: writes go through this transaction's methods, which keep
+    /// the digests in step.
+    var records: any RecordReader { store }
+    private let store: any RecordStore
     /// Only for the key slots, which live beside the records.
     private let db: SQLiteConnection
     let keys: KeyRing
@@ -22,7 +24,7 @@ struct RecordTransaction {
 
     init(db: SQLiteConnection, keys: KeyRing, vaultID: [UInt8]) throws {
         self.db = db
-        self.records = SQLiteRecordStore(db)
+        self.store = SQLiteRecordStore(db)
         self.keys = keys
         self.vaultID = vaultID
     }
@@ -54,7 +56,7 @@ struct RecordTransaction {
     }
 
     mutating func insert(_ row: RecordRow) throws {
-        try records.insert(row)
+        try store.insert(row)
         try add(row)
     }
 
@@ -62,13 +64,13 @@ struct RecordTransaction {
     /// version.
     mutating func replace(_ old: RecordRow, with new: RecordRow) throws {
         precondition(old.id == new.id && new.version > old.version, "a replacement keeps the id and bumps the version")
-        try records.update(new, expectedVersion: old.version)
+        try store.update(new, expectedVersion: old.version)
         try subtract(old)
         try add(new)
     }
 
     mutating func delete(_ row: RecordRow) throws {
-        try records.delete(row)
+        try store.delete(row)
         try subtract(row)
     }
 
@@ -93,7 +95,7 @@ struct RecordTransaction {
             next.generation += 1
             let group = scope.isEmpty ? nil : groups[scope]
             try next.store(
-                into: records, scope: scope.isEmpty ? nil : scope, key: keys.integrityKey(forGroup: group),
+                into: store, scope: scope.isEmpty ? nil : scope, key: keys.integrityKey(forGroup: group),
                 epoch: keys.epoch, vaultID: vaultID)
         }
     }

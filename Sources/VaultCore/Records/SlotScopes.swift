@@ -9,7 +9,7 @@ enum SlotScopes {
     }
 
     /// The groups of the scoped slot `slotID`, or `nil` when none are recorded.
-    static func groups(of slotID: [UInt8], in records: any RecordStore, keys: KeyRing, vaultID: [UInt8]) throws
+    static func groups(of slotID: [UInt8], in records: any RecordReader, keys: KeyRing, vaultID: [UInt8]) throws
         -> Set<String>?
     {
         let lookup = keys.lookup(kind: .slotScope, accessGroup: nil, name: name(of: slotID))
