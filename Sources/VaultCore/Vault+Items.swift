@@ -1,6 +1,5 @@
 import Foundation
 import VaultCrypto
-import VaultStorage
 
 /// Sealing and opening item records (key-value items and tokens) under their policy's keys.
 extension Vault {
@@ -21,14 +20,14 @@ extension Vault {
         let domain = Domain(policy)
         guard keys.isInScope(policy.accessGroup) else { throw Self.outOfScope }
         if domain.accessibility.needsPasscode {
-            guard try KeySlot.all(in: transaction.db).contains(where: \.kind.usesPassphrase) else {
+            guard try transaction.keySlots().contains(where: \.kind.usesPassphrase) else {
                 throw VaultError.unsupportedPolicy("whenPasscodeSetThisDeviceOnly needs a vault with a passphrase slot")
             }
         }
         let id = existing?.id ?? SecureRandom.bytes(count: VaultFormat.idByteCount)
         let content: ItemEnvelope.Content
         if let value = item.value {
-            let factors = try FactorStore.records(in: transaction.db, keys: keys, vaultID: vaultID)
+            let factors = try FactorStore.records(in: transaction.records, keys: keys, vaultID: vaultID)
             let requirement = try AccessRequirement.plan(domain.accessControl, enrolled: Set(factors.keys))
             content =
                 try requirement.map {
@@ -89,12 +88,12 @@ extension Vault {
     /// finds none. Proofs are asked for after the transaction: a prompt must not hold the vault.
     func readItemValue(
         authenticationContext: (any AuthenticationContext)?, prompt: String?,
-        locate: (SQLiteConnection, KeyRing) throws -> (RecordRow, ItemEnvelope)?
+        locate: (any RecordReader, KeyRing) throws -> (RecordRow, ItemEnvelope)?
     ) throws -> [UInt8]? {
-        let found = try read { db, keys -> (RecordRow, ItemEnvelope, [AuthenticationFactor: FactorRecord])? in
-            guard let (row, envelope) = try locate(db, keys) else { return nil }
+        let found = try read { records, keys -> (RecordRow, ItemEnvelope, [AuthenticationFactor: FactorRecord])? in
+            guard let (row, envelope) = try locate(records, keys) else { return nil }
             guard case .accessControlled = envelope.content else { return (row, envelope, [:]) }
-            return (row, envelope, try FactorStore.records(in: db, keys: keys, vaultID: vaultID))
+            return (row, envelope, try FactorStore.records(in: records, keys: keys, vaultID: vaultID))
         }
         guard let (row, envelope, factors) = found else { return nil }
         return try Self.translatingErrors {
@@ -117,14 +116,9 @@ extension Vault {
     }
 
     /// The groups an item of unknown group may be in: the vault's own, and every listed group.
-    func candidateGroups(in db: SQLiteConnection, keys: KeyRing) throws -> [String?] {
+    func candidateGroups(in records: any RecordReader, keys: KeyRing) throws -> [String?] {
         if let scope = keys.scope { return Array(scope) }
-        return [nil] + (try GroupDirectory.groups(in: db, keys: keys, vaultID: vaultID)).sorted()
-    }
-
-    /// The row filed under `lookup`.
-    func row(lookup: [UInt8], in db: SQLiteConnection) throws -> RecordRow? {
-        try RecordRow.find(lookup: lookup, in: db)
+        return [nil] + (try GroupDirectory.groups(in: records, keys: keys, vaultID: vaultID)).sorted()
     }
 
     static let outOfScope = VaultError.accessDenied("this unlock is scoped to other access groups")

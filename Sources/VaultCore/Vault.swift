@@ -198,7 +198,7 @@ public final class Vault: Sendable {
                 [.integer(Int64(VaultFormat.currentVersion)), .blob(vaultID)])
             for slot in slots { try slot.insert(into: db) }
             try ScopedDigests(rows: [], slots: slots, keys: keys, groups: [:])
-                .storeAll(into: db, generations: [:], keys: keys, groups: [:], vaultID: vaultID)
+                .storeAll(into: SQLiteRecordStore(db), generations: [:], keys: keys, groups: [:], vaultID: vaultID)
         }
     }
 
@@ -311,8 +311,14 @@ public final class Vault: Sendable {
         }
     }
 
-    /// Runs `body` on one consistent snapshot.
-    func read<Result>(_ body: (SQLiteConnection, KeyRing) throws -> Result) throws -> Result {
+    /// Runs `body` on one consistent snapshot of the records.
+    func read<Result>(_ body: (any RecordReader, KeyRing) throws -> Result) throws -> Result {
+        try readConnection { db, keys in try body(SQLiteRecordStore(db), keys) }
+    }
+
+    /// Runs `body` on one consistent snapshot of the whole file, for what reads more than records
+    /// (key slots, the file's structure).
+    func readConnection<Result>(_ body: (SQLiteConnection, KeyRing) throws -> Result) throws -> Result {
         try Self.translatingErrors {
             let held = try unlockedKeys()
             return try database.read { db in try body(db, try currentKeys(held, in: db)) }

@@ -49,7 +49,7 @@ extension Vault {
             guard old.factor == new.factor else {
                 throw VaultError.invalidArgument("both proofs must be of the same factor")
             }
-            let records = try read { db, keys in try FactorStore.records(in: db, keys: keys, vaultID: vaultID) }
+            let records = try read { store, keys in try FactorStore.records(in: store, keys: keys, vaultID: vaultID) }
             guard let current = records[old.factor] else {
                 throw VaultError.notFound("an enrolled \(old.factor.rawValue) factor")
             }
@@ -81,7 +81,7 @@ extension Vault {
         device: DeviceSecret?, in transaction: inout RecordTransaction
     ) throws {
         let keys = transaction.keys
-        let groups = try candidateGroups(in: transaction.db, keys: keys)
+        let groups = try candidateGroups(in: transaction.records, keys: keys)
         for kind in [RecordKind.keyValueItem, .token] {
             for row in try transaction.rows(kind: kind) {
                 let (envelope, domain) = try openItem(row, groups: groups, keys: keys)
@@ -106,6 +106,6 @@ extension Vault {
     /// - Returns: Which factors are enrolled.
     /// - Throws: ``VaultError/locked``.
     public func enrolledFactors() throws -> Set<AuthenticationFactor> {
-        try read { db, keys in Set(try FactorStore.records(in: db, keys: keys, vaultID: vaultID).keys) }
+        try read { records, keys in Set(try FactorStore.records(in: records, keys: keys, vaultID: vaultID).keys) }
     }
 }

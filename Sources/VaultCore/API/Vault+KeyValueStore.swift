@@ -1,6 +1,5 @@
 import Foundation
 import VaultCrypto
-import VaultStorage
 
 extension Vault {
     /// Stores `value` under `key`, replacing any previous value (and its policy) in one transaction.
@@ -48,8 +47,8 @@ extension Vault {
     public func get<Value: Codable & Sendable>(
         _ key: SecretKey<Value>, authenticationContext: (any AuthenticationContext)?, prompt: String? = nil
     ) throws -> Value? {
-        let value = try readItemValue(authenticationContext: authenticationContext, prompt: prompt) { db, keys in
-            guard let row = try item(lookup(key, keys), group: key.policy.accessGroup, in: db, keys: keys) else {
+        let value = try readItemValue(authenticationContext: authenticationContext, prompt: prompt) { records, keys in
+            guard let row = try item(lookup(key, keys), group: key.policy.accessGroup, in: records, keys: keys) else {
                 return nil
             }
             return (row, try openItem(row, name: key.name, group: key.policy.accessGroup, keys: keys))
@@ -64,8 +63,8 @@ extension Vault {
     /// - Returns: `true` when a value is stored.
     /// - Throws: ``VaultError/locked``, ``VaultError/accessDenied(_:)``.
     public func contains<Value>(_ key: SecretKey<Value>) throws -> Bool {
-        try read { db, keys in
-            try item(lookup(key, keys), group: key.policy.accessGroup, in: db, keys: keys) != nil
+        try read { records, keys in
+            try item(lookup(key, keys), group: key.policy.accessGroup, in: records, keys: keys) != nil
         }
     }
 
@@ -116,14 +115,16 @@ extension Vault {
         let device = key.policy.accessibility.isDeviceBound ? try deviceSecret(creating: true) : nil
         return try write { transaction in
             let keys = transaction.keys
-            let current = try item(lookup(key, keys), group: key.policy.accessGroup, in: transaction.db, keys: keys)
-                .map { row in
-                    try Self.decode(
-                        Value.self,
-                        from: itemValue(
-                            of: openItem(row, name: key.name, group: key.policy.accessGroup, keys: keys),
-                            recordID: row.id, keys: { _ in nil }))
-                }
+            let current = try item(
+                lookup(key, keys), group: key.policy.accessGroup, in: transaction.records, keys: keys
+            )
+            .map { row in
+                try Self.decode(
+                    Value.self,
+                    from: itemValue(
+                        of: openItem(row, name: key.name, group: key.policy.accessGroup, keys: keys),
+                        recordID: row.id, keys: { _ in nil }))
+            }
             let updated = try transform(current)
             try store(try Self.encode(updated), for: key, device: device, in: &transaction)
             return updated
@@ -137,9 +138,11 @@ extension Vault {
     }
 
     /// The row filed under `lookup`, after checking the group is in this unlock's scope.
-    private func item(_ lookup: [UInt8], group: String?, in db: SQLiteConnection, keys: KeyRing) throws -> RecordRow? {
+    private func item(_ lookup: [UInt8], group: String?, in records: any RecordReader, keys: KeyRing) throws
+        -> RecordRow?
+    {
         guard keys.isInScope(group) else { throw Self.outOfScope }
-        return try row(lookup: lookup, in: db)
+        return try records.row(lookup: lookup)
     }
 
     private func store<Value>(
@@ -148,7 +151,7 @@ extension Vault {
         let lookup = lookup(key, transaction.keys)
         try storeItem(
             ItemContent(name: key.name, metadata: [], value: encoded), kind: .keyValueItem, lookup: lookup,
-            policy: key.policy, device: device, replacing: row(lookup: lookup, in: transaction.db), in: &transaction)
+            policy: key.policy, device: device, replacing: transaction.row(lookup: lookup), in: &transaction)
     }
 
     /// Opens a key-value row, checking it holds the item it is filed under.
@@ -190,11 +193,9 @@ extension Vault {
     ///   ``VaultError/accessDenied(_:)`` outside a scoped unlock.
     public func itemNames(accessGroup: String? = nil) throws -> [String] {
         let device = try deviceSecret(creating: false)
-        return try read { db, keys in
+        return try read { records, keys in
             guard keys.isInScope(accessGroup) else { throw Self.outOfScope }
-            let rows = try db.query(
-                "SELECT \(RecordRow.columns) FROM records WHERE kind = ?",
-                [.integer(Int64(RecordKind.keyValueItem.rawValue))], row: RecordRow.init)
+            let rows = try records.rows(kind: .keyValueItem)
             var names: [String] = []
             for row in rows {
                 // Rows of other groups, and device-bound rows without this device's secret, match no

@@ -49,7 +49,7 @@ extension Vault {
         id: String, owner: String, duration: TimeInterval, now: Date = Date()
     ) throws -> Bool {
         try write { transaction in
-            guard let group = try tokenGroup(id, in: transaction.db, keys: transaction.keys) else {
+            guard let group = try tokenGroup(id, in: transaction.records, keys: transaction.keys) else {
                 throw VaultError.notFound("a token with this id")
             }
             return try takeLease(
@@ -71,10 +71,10 @@ extension Vault {
     private func release(_ name: String, owner: String, groups: [String?]?) throws {
         try write { transaction in
             let keys = transaction.keys
-            let candidates = try groups ?? candidateGroups(in: transaction.db, keys: keys)
+            let candidates = try groups ?? candidateGroups(in: transaction.records, keys: keys)
             for group in candidates where keys.isInScope(group) {
                 let lookup = keys.lookup(kind: .lease, accessGroup: group, name: name)
-                guard let existing = try row(lookup: lookup, in: transaction.db) else { continue }
+                guard let existing = try transaction.row(lookup: lookup) else { continue }
                 if try decode(existing, group: group, keys: keys).owner == owner { try transaction.delete(existing) }
                 return
             }
@@ -99,7 +99,7 @@ extension Vault {
         in transaction: inout RecordTransaction
     ) throws -> Bool {
         let lookup = transaction.keys.lookup(kind: .lease, accessGroup: group, name: name)
-        let existing = try row(lookup: lookup, in: transaction.db)
+        let existing = try transaction.row(lookup: lookup)
         if let existing {
             let lease = try decode(existing, group: group, keys: transaction.keys)
             let free = lease.owner == owner || lease.expires <= now || lease.holder?.isKnownDead == true

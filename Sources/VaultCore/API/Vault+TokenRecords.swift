@@ -1,5 +1,4 @@
 import Foundation
-import VaultStorage
 
 /// A token record's public half, as the credential layer stores it.
 package struct TokenRecordMetadata: Sendable {
@@ -36,7 +35,7 @@ extension Vault {
         let device = policy.accessibility.isDeviceBound ? try deviceSecret(creating: true) : nil
         return try write { transaction in
             let lookup = tokenLookup(id, transaction.keys)
-            guard try row(lookup: lookup, in: transaction.db) == nil else {
+            guard try transaction.row(lookup: lookup) == nil else {
                 throw VaultError.alreadyExists("a token with this id")
             }
             try storeItem(
@@ -64,10 +63,10 @@ extension Vault {
     ) throws -> UInt64 {
         try write { transaction in
             let lookup = tokenLookup(id, transaction.keys)
-            guard let existing = try row(lookup: lookup, in: transaction.db) else {
+            guard let existing = try transaction.row(lookup: lookup) else {
                 throw VaultError.notFound("a token with this id")
             }
-            let groups = try candidateGroups(in: transaction.db, keys: transaction.keys)
+            let groups = try candidateGroups(in: transaction.records, keys: transaction.keys)
             let policy = try openToken(existing, groups: groups, keys: transaction.keys).domain.policy
             try Self.check(existing, expectedVersion: expectedVersion)
             let device = policy.accessibility.isDeviceBound ? try deviceSecret(creating: false) : nil
@@ -82,9 +81,9 @@ extension Vault {
     ///
     /// - Throws: ``VaultError/accessDenied(_:)`` for a token of a group outside a scoped unlock.
     package func tokenRecordMetadata(id: String) throws -> TokenRecordMetadata? {
-        try read { db, keys in
-            guard let row = try row(lookup: tokenLookup(id, keys), in: db) else { return nil }
-            return try metadata(of: row, groups: candidateGroups(in: db, keys: keys), keys: keys)
+        try read { records, keys in
+            guard let row = try records.row(lookup: tokenLookup(id, keys)) else { return nil }
+            return try metadata(of: row, groups: candidateGroups(in: records, keys: keys), keys: keys)
         }
     }
 
@@ -92,11 +91,9 @@ extension Vault {
     /// scoped unlock and records bound to another device are not listed; a record whose class is
     /// locked makes the whole call fail with ``VaultError/locked`` rather than return a shorter list.
     package func allTokenRecordMetadata() throws -> [TokenRecordMetadata] {
-        try read { db, keys in
-            let groups = try candidateGroups(in: db, keys: keys)
-            let rows = try db.query(
-                "SELECT \(RecordRow.columns) FROM records WHERE kind = ? ORDER BY record_id",
-                [.integer(Int64(RecordKind.token.rawValue))], row: RecordRow.init)
+        try read { records, keys in
+            let groups = try candidateGroups(in: records, keys: keys)
+            let rows = try records.rows(kind: .token)
             return try rows.compactMap { row in
                 do {
                     return try metadata(of: row, groups: groups, keys: keys)
@@ -126,9 +123,9 @@ extension Vault {
         id: String, authenticationContext: (any AuthenticationContext)?, prompt: String?
     ) throws -> (metadata: TokenRecordMetadata, secret: [UInt8])? {
         var found: TokenRecordMetadata?
-        let secret = try readItemValue(authenticationContext: authenticationContext, prompt: prompt) { db, keys in
-            guard let row = try row(lookup: tokenLookup(id, keys), in: db) else { return nil }
-            let (envelope, domain) = try openToken(row, groups: candidateGroups(in: db, keys: keys), keys: keys)
+        let secret = try readItemValue(authenticationContext: authenticationContext, prompt: prompt) { records, keys in
+            guard let row = try records.row(lookup: tokenLookup(id, keys)) else { return nil }
+            let (envelope, domain) = try openToken(row, groups: candidateGroups(in: records, keys: keys), keys: keys)
             found = TokenRecordMetadata(
                 id: envelope.name, metadata: envelope.metadata, policy: domain.policy, version: row.version)
             return (row, envelope)
@@ -149,15 +146,15 @@ extension Vault {
     @discardableResult
     package func removeTokenRecord(id: String, expectedVersion: UInt64? = nil) throws -> Bool {
         try write { transaction in
-            if let existing = try row(lookup: tokenLookup(id, transaction.keys), in: transaction.db) {
-                let groups = try candidateGroups(in: transaction.db, keys: transaction.keys)
+            if let existing = try transaction.row(lookup: tokenLookup(id, transaction.keys)) {
+                let groups = try candidateGroups(in: transaction.records, keys: transaction.keys)
                 _ = try openToken(existing, groups: groups, keys: transaction.keys)
                 if let expectedVersion { try Self.check(existing, expectedVersion: expectedVersion) }
                 try transaction.delete(existing)
             } else if expectedVersion != nil {
                 throw VaultError.conflict("the token record was removed")
             }
-            guard transaction.keys.scope == nil, try namedDefault(in: transaction.db, keys: transaction.keys) == id
+            guard transaction.keys.scope == nil, try namedDefault(in: transaction.records, keys: transaction.keys) == id
             else { return false }
             try setDefaultTokenID(nil, in: &transaction)
             return true
@@ -169,9 +166,9 @@ extension Vault {
     /// - Throws: ``VaultError/accessDenied(_:)`` through a scoped unlock: the default is vault-wide
     ///   and may name another group's token.
     package func defaultTokenRecordID() throws -> String? {
-        try read { db, keys in
+        try read { records, keys in
             guard keys.scope == nil else { throw Self.outOfScope }
-            return try defaultTokenID(in: db, keys: keys)
+            return try defaultTokenID(in: records, keys: keys)
         }
     }
 
@@ -182,7 +179,7 @@ extension Vault {
     package func setDefaultTokenRecordID(_ id: String?) throws {
         try write { transaction in
             guard transaction.keys.scope == nil else { throw Self.outOfScope }
-            if let id, try row(lookup: tokenLookup(id, transaction.keys), in: transaction.db) == nil {
+            if let id, try transaction.row(lookup: tokenLookup(id, transaction.keys)) == nil {
                 throw VaultError.notFound("a token with this id")
             }
             try setDefaultTokenID(id, in: &transaction)
@@ -195,17 +192,18 @@ extension Vault {
     ///
     /// - Returns: Whether such a row exists.
     /// - Throws: ``VaultError/accessDenied(_:)`` for a token of a group outside a scoped unlock.
-    func checkTokenScope(_ id: String, in db: SQLiteConnection, keys: KeyRing) throws -> Bool {
-        try tokenGroup(id, in: db, keys: keys) != nil
+    func checkTokenScope(_ id: String, in records: any RecordReader, keys: KeyRing) throws -> Bool {
+        try tokenGroup(id, in: records, keys: keys) != nil
     }
 
     /// The access group of the stored token `id` (`.some(nil)` for none), or `nil` when it is not
     /// stored.
     ///
     /// - Throws: ``VaultError/accessDenied(_:)`` for a token of a group outside a scoped unlock.
-    func tokenGroup(_ id: String, in db: SQLiteConnection, keys: KeyRing) throws -> String?? {
-        guard let stored = try row(lookup: tokenLookup(id, keys), in: db) else { return nil }
-        return .some(try openToken(stored, groups: candidateGroups(in: db, keys: keys), keys: keys).domain.accessGroup)
+    func tokenGroup(_ id: String, in records: any RecordReader, keys: KeyRing) throws -> String?? {
+        guard let stored = try records.row(lookup: tokenLookup(id, keys)) else { return nil }
+        return .some(
+            try openToken(stored, groups: candidateGroups(in: records, keys: keys), keys: keys).domain.accessGroup)
     }
 
     private func tokenLookup(_ id: String, _ keys: KeyRing) -> [UInt8] {
@@ -255,20 +253,20 @@ extension Vault {
     static let defaultTokenName = "default token"
 
     private func defaultTokenID(in transaction: RecordTransaction) throws -> String? {
-        try defaultTokenID(in: transaction.db, keys: transaction.keys)
+        try defaultTokenID(in: transaction.records, keys: transaction.keys)
     }
 
     /// The default token's id if that token is still stored: a scoped unlock may have removed it
     /// without seeing the default.
-    private func defaultTokenID(in db: SQLiteConnection, keys: KeyRing) throws -> String? {
-        guard let id = try namedDefault(in: db, keys: keys) else { return nil }
-        return try row(lookup: tokenLookup(id, keys), in: db) == nil ? nil : id
+    private func defaultTokenID(in records: any RecordReader, keys: KeyRing) throws -> String? {
+        guard let id = try namedDefault(in: records, keys: keys) else { return nil }
+        return try records.row(lookup: tokenLookup(id, keys)) == nil ? nil : id
     }
 
     /// The id the default row names, stored or not.
-    private func namedDefault(in db: SQLiteConnection, keys: KeyRing) throws -> String? {
+    private func namedDefault(in records: any RecordReader, keys: KeyRing) throws -> String? {
         let lookup = keys.lookup(kind: .defaultToken, accessGroup: nil, name: Self.defaultTokenName)
-        guard let stored = try row(lookup: lookup, in: db) else { return nil }
+        guard let stored = try records.row(lookup: lookup) else { return nil }
         let bytes = try stored.open(key: keys.metadataKey(forGroup: nil), vaultID: vaultID)
         return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
     }
@@ -277,6 +275,6 @@ extension Vault {
         let lookup = transaction.keys.lookup(kind: .defaultToken, accessGroup: nil, name: Self.defaultTokenName)
         try transaction.upsertMetadata(
             Array((id ?? "").utf8), kind: .defaultToken, lookup: lookup,
-            replacing: row(lookup: lookup, in: transaction.db))
+            replacing: transaction.row(lookup: lookup))
     }
 }

@@ -20,11 +20,12 @@ extension Vault {
     public func verify() throws -> VaultReport {
         try checkStructure()
         let device = try deviceSecret(creating: false)
-        return try read { db, keys in
+        return try readConnection { db, keys in
+            let records: any RecordReader = SQLiteRecordStore(db)
             let slots = try KeySlot.all(in: db)
             let slotRows = try db.query("SELECT count(*) FROM key_slots") { Int($0.integer(0)) }.first ?? 0
-            let rows = try db.query("SELECT \(RecordRow.columns) FROM records", row: RecordRow.init)
-            let groups = try candidateGroups(in: db, keys: keys)
+            let rows = try records.rows()
+            let groups = try candidateGroups(in: records, keys: keys)
             let scopes = keys.scopes(of: groups)
             let digests = try ScopedDigests(rows: rows, slots: slots, keys: keys, groups: scopes)
             var authenticated = 0
@@ -42,7 +43,7 @@ extension Vault {
             if failed > 0 {
                 throw VaultError.integrity("\(failed) of \(rows.count) records failed authentication")
             }
-            let generations = try digests.check(in: db, keys: keys, groups: scopes, vaultID: vaultID)
+            let generations = try digests.check(in: records, keys: keys, groups: scopes, vaultID: vaultID)
             return VaultReport(
                 formatVersion: VaultFormat.currentVersion, keySlotCount: slotRows, recordCount: rows.count,
                 authenticatedRecordCount: authenticated,
@@ -80,7 +81,7 @@ extension Vault {
     /// - Throws: ``VaultError/integrity(_:)`` quoting SQLite's first problem lines, which name
     ///   tables, indexes and pages but never row contents; ``VaultError/locked``.
     private func checkStructure() throws {
-        let problems = try read { db, _ in try db.integrityProblems(limit: Self.quotedStructureProblems) }
+        let problems = try readConnection { db, _ in try db.integrityProblems(limit: Self.quotedStructureProblems) }
         guard problems.isEmpty else {
             throw VaultError.integrity(
                 "the database structure is damaged (SQLite: \(problems.joined(separator: "; ")))")

@@ -1,5 +1,5 @@
 /// What a record row holds. Stored in clear and bound into the record's associated data.
-enum RecordKind: UInt8, CaseIterable {
+package enum RecordKind: UInt8, CaseIterable {
     /// A value of the typed key-value store.
     case keyValueItem = 1
     /// An enrolled authentication factor (sealed with the metadata key).

@@ -57,26 +57,27 @@ enum VaultMigration {
         guard ring.scope == nil else {
             throw VaultError.accessDenied("upgrading a format version 1 vault needs a full-access unlock")
         }
-        let rows = try db.query("SELECT \(RecordRow.columns) FROM records", row: RecordRow.init)
+        let records = SQLiteRecordStore(db)
+        let rows = try records.rows()
         let generation: UInt64
         do {
             generation =
                 try ScopedDigests(rows: rows, slots: [], keys: ring, groups: [:])
-                .check(in: db, keys: ring, groups: [:], vaultID: vaultID, format: 1)[[]] ?? 0
+                .check(in: records, keys: ring, groups: [:], vaultID: vaultID, format: 1)[[]] ?? 0
         } catch VaultError.integrity(let detail) {
             throw VaultError.integrity("\(detail); upgrading would hide that, so restore a backup")
         }
         let groups =
-            [nil] + (try GroupDirectory.groups(in: db, keys: ring, vaultID: vaultID, format: 1)).sorted()
+            [nil] + (try GroupDirectory.groups(in: records, keys: ring, vaultID: vaultID, format: 1)).sorted()
         let migrated = try RecordReseal(
             vaultID: vaultID, old: ring, oldFormat: 1, new: ring, device: device, keepsPasscodeItems: true,
             groups: groups, slotIDs: [legacy.id], droppedSlotIDs: []
-        ).run(in: db, onlyMetadata: true)
+        ).run(in: records, onlyMetadata: true)
         try KeySlot.delete(id: legacy.id, from: db)
         try slot.insert(into: db)
         try VaultSchema.writeHeader(formatVersion: VaultFormat.currentVersion, epoch: ring.epoch, db)
         let scopes = ring.scopes(of: groups)
         try ScopedDigests(rows: migrated, slots: KeySlot.all(in: db), keys: ring, groups: scopes)
-            .storeAll(into: db, generations: [[]: generation + 1], keys: ring, groups: scopes, vaultID: vaultID)
+            .storeAll(into: records, generations: [[]: generation + 1], keys: ring, groups: scopes, vaultID: vaultID)
     }
 }

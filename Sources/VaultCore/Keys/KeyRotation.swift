@@ -35,14 +35,15 @@ struct KeyRotation {
         guard try VaultSchema.epoch(db) == current.epoch else {
             throw VaultError.storage("another process changed the key slots meanwhile; try again")
         }
+        let records = SQLiteRecordStore(db)
         let slots = try KeySlot.all(in: db)
-        let rows = try db.query("SELECT \(RecordRow.columns) FROM records", row: RecordRow.init)
-        let groups = [nil] + (try GroupDirectory.groups(in: db, keys: current, vaultID: vaultID)).sorted()
+        let rows = try records.rows()
+        let groups = [nil] + (try GroupDirectory.groups(in: records, keys: current, vaultID: vaultID)).sorted()
         let oldScopes = current.scopes(of: groups)
         let generations: [[UInt8]: UInt64]
         do {
             generations = try ScopedDigests(rows: rows, slots: slots, keys: current, groups: oldScopes)
-                .check(in: db, keys: current, groups: oldScopes, vaultID: vaultID)
+                .check(in: records, keys: current, groups: oldScopes, vaultID: vaultID)
         } catch VaultError.integrity(let detail) {
             throw VaultError.integrity(
                 "\(detail); re-keying would hide that, so run verify and restore a backup")
@@ -69,7 +70,7 @@ struct KeyRotation {
         }
         var scopes: [[UInt8]: Set<String>] = [:]
         for slot in remaining where slot.isScoped {
-            guard let groups = try SlotScopes.groups(of: slot.id, in: db, keys: current, vaultID: vaultID) else {
+            guard let groups = try SlotScopes.groups(of: slot.id, in: records, keys: current, vaultID: vaultID) else {
                 throw VaultError.integrity("a scoped key slot's access groups are not recorded")
             }
             scopes[slot.id] = groups
@@ -84,11 +85,11 @@ struct KeyRotation {
         var newRows = try RecordReseal(
             vaultID: vaultID, old: current, oldFormat: VaultFormat.currentVersion, new: next, device: device,
             keepsPasscodeItems: hasPassphraseSlot, groups: groups, slotIDs: slots.map(\.id), droppedSlotIDs: removing
-        ).run(in: db, onlyMetadata: false)
+        ).run(in: records, onlyMetadata: false)
         for added in adding {
             guard let groups = added.groups else { continue }
             let row = try SlotScopes.row(groups, of: added.slot.id, keys: next, vaultID: vaultID)
-            try db.run(RecordRow.insertStatement, row.values)
+            try records.insert(row)
             newRows.append(row)
         }
 
@@ -113,7 +114,7 @@ struct KeyRotation {
             if let newScope = next.scopeID(of: group) { nextGenerations[newScope] = (generations[scope] ?? 0) + 1 }
         }
         try ScopedDigests(rows: newRows, slots: newSlots, keys: next, groups: newScopes)
-            .storeAll(into: db, generations: nextGenerations, keys: next, groups: newScopes, vaultID: vaultID)
+            .storeAll(into: records, generations: nextGenerations, keys: next, groups: newScopes, vaultID: vaultID)
         return next
     }
 

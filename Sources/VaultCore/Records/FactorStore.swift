@@ -1,5 +1,3 @@
-import VaultStorage
-
 /// Reads and writes the enrolled-factor metadata rows.
 enum FactorStore {
     static func lookup(_ factor: AuthenticationFactor, _ keys: KeyRing) -> [UInt8] {
@@ -7,12 +5,10 @@ enum FactorStore {
     }
 
     /// Every enrolled factor.
-    static func records(in db: SQLiteConnection, keys: KeyRing, vaultID: [UInt8]) throws -> [AuthenticationFactor:
+    static func records(in store: any RecordReader, keys: KeyRing, vaultID: [UInt8]) throws -> [AuthenticationFactor:
         FactorRecord]
     {
-        let rows = try db.query(
-            "SELECT \(RecordRow.columns) FROM records WHERE kind = ?", [.integer(Int64(RecordKind.factor.rawValue))],
-            row: RecordRow.init)
+        let rows = try store.rows(kind: .factor)
         var records: [AuthenticationFactor: FactorRecord] = [:]
         for row in rows {
             let record = try FactorRecord(decoding: row.open(key: keys.factorRecordKey(), vaultID: vaultID))

@@ -1,5 +1,4 @@
 import Foundation
-import VaultStorage
 
 /// The names of the access groups in use, sealed with the metadata key, so a full-access unlock can
 /// find every group's records (the file itself holds only keyed hashes of group names).
@@ -8,9 +7,9 @@ enum GroupDirectory {
 
     /// The directory's groups.
     static func groups(
-        in db: SQLiteConnection, keys: KeyRing, vaultID: [UInt8], format: Int = VaultFormat.currentVersion
+        in records: any RecordReader, keys: KeyRing, vaultID: [UInt8], format: Int = VaultFormat.currentVersion
     ) throws -> Set<String> {
-        guard let row = try RecordRow.find(lookup: lookup(keys), in: db) else { return [] }
+        guard let row = try records.row(lookup: lookup(keys)) else { return [] }
         return try decode(row.open(key: keys.metadataKey(forGroup: nil), vaultID: vaultID, format: format))
     }
 

@@ -1,5 +1,4 @@
 import VaultCrypto
-import VaultStorage
 
 /// One sealed digest: the vault-wide one (`integrity`: vault-wide rows and every key slot) or one
 /// access group's (`group_integrity`: that group's rows), each with a write generation.
@@ -30,18 +29,11 @@ struct IntegrityState {
 
     /// The stored digest of `scope` (`nil`: vault-wide), or `nil` when a group has none yet.
     static func load(
-        from db: SQLiteConnection, scope: [UInt8]?, key: SymmetricKey, epoch: UInt64, vaultID: [UInt8],
+        from store: any RecordReader, scope: [UInt8]?, key: SymmetricKey, epoch: UInt64, vaultID: [UInt8],
         format: Int = VaultFormat.currentVersion
     ) throws -> IntegrityState? {
-        let sealed: [UInt8]?
-        if let scope {
-            sealed = try db.queryFirst("SELECT sealed FROM group_integrity WHERE scope = ?", [.blob(scope)]) {
-                $0.blob(0)
-            }
-        } else {
-            sealed = try db.queryFirst("SELECT sealed FROM integrity WHERE singleton = 1") { $0.blob(0) }
-            guard sealed != nil else { throw VaultError.integrity("the integrity digest is missing") }
-        }
+        let sealed = try store.sealedDigest(scope: scope)
+        if scope == nil, sealed == nil { throw VaultError.integrity("the integrity digest is missing") }
         guard let sealed else { return nil }
         let plaintext: [UInt8]
         do {
@@ -59,22 +51,14 @@ struct IntegrityState {
     }
 
     func store(
-        into db: SQLiteConnection, scope: [UInt8]?, key: SymmetricKey, epoch: UInt64, vaultID: [UInt8]
+        into store: any RecordStore, scope: [UInt8]?, key: SymmetricKey, epoch: UInt64, vaultID: [UInt8]
     ) throws {
         var writer = ByteWriter(reservingCapacity: 40)
         writer.append(generation)
         writer.append(raw: digest.bytes)
         let box = try XChaCha20Poly1305.seal(
             writer.bytes, using: key, authenticating: Self.associatedData(vaultID: vaultID, epoch: epoch, scope: scope))
-        if let scope {
-            try db.run(
-                "INSERT INTO group_integrity (scope, sealed) VALUES (?, ?) ON CONFLICT (scope) DO UPDATE SET sealed = excluded.sealed",
-                [.blob(scope), .blob(box.combined)])
-        } else {
-            try db.run(
-                "INSERT INTO integrity (singleton, sealed) VALUES (1, ?) ON CONFLICT (singleton) DO UPDATE SET sealed = excluded.sealed",
-                [.blob(box.combined)])
-        }
+        try store.setSealedDigest(box.combined, scope: scope)
     }
 }
 
@@ -116,14 +100,14 @@ struct ScopedDigests {
     /// Stores every scope's digest with the generation given (0 where none is), replacing every
     /// group digest the file held, and a digest for every group in `groups`, empty or not.
     func storeAll(
-        into db: SQLiteConnection, generations: [[UInt8]: UInt64], keys: KeyRing, groups: [[UInt8]: String],
+        into store: any RecordStore, generations: [[UInt8]: UInt64], keys: KeyRing, groups: [[UInt8]: String],
         vaultID: [UInt8]
     ) throws {
-        try db.run("DELETE FROM group_integrity", [])
+        try store.removeGroupDigests()
         for scope in Set(groups.keys).union([[]]) {
             let state = IntegrityState(generation: generations[scope] ?? 0, digest: self[scope])
             try state.store(
-                into: db, scope: scope.isEmpty ? nil : scope,
+                into: store, scope: scope.isEmpty ? nil : scope,
                 key: keys.integrityKey(forGroup: scope.isEmpty ? nil : groups[scope]), epoch: keys.epoch,
                 vaultID: vaultID)
         }
@@ -138,7 +122,7 @@ extension ScopedDigests {
     /// - Returns: The stored generation of each scope checked (empty id: vault-wide).
     /// - Throws: ``VaultError/integrity(_:)`` naming what does not match.
     func check(
-        in db: SQLiteConnection, keys: KeyRing, groups: [[UInt8]: String], vaultID: [UInt8],
+        in store: any RecordReader, keys: KeyRing, groups: [[UInt8]: String], vaultID: [UInt8],
         format: Int = VaultFormat.currentVersion
     ) throws -> [[UInt8]: UInt64] {
         var scopes: [[UInt8]?] = keys.scope == nil ? [nil] : []
@@ -148,7 +132,7 @@ extension ScopedDigests {
             let key = try keys.integrityKey(forGroup: scope.flatMap { groups[$0] })
             guard
                 let state = try IntegrityState.load(
-                    from: db, scope: scope, key: key, epoch: keys.epoch, vaultID: vaultID, format: format)
+                    from: store, scope: scope, key: key, epoch: keys.epoch, vaultID: vaultID, format: format)
             else { throw VaultError.integrity("the digest of an access group is missing") }
             guard self[scope] == state.digest else {
                 throw VaultError.integrity(
@@ -158,7 +142,7 @@ extension ScopedDigests {
             generations[scope ?? []] = state.generation
         }
         if keys.scope == nil, format >= 2 {
-            let stored = try db.query("SELECT scope FROM group_integrity") { $0.blob(0) }
+            let stored = try store.digestScopes()
             guard stored.allSatisfy({ groups[$0] != nil }) else {
                 throw VaultError.integrity("a digest belongs to no known access group")
             }

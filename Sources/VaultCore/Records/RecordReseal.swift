@@ -1,6 +1,5 @@
 import Foundation
 import VaultCrypto
-import VaultStorage
 
 /// Re-seals the records of a vault from one key ring to another inside the caller's write
 /// transaction: every record for a key rotation, or only the metadata rows for the version 1 to 2
@@ -30,8 +29,8 @@ struct RecordReseal {
     /// - Throws: ``VaultError/unavailableOnThisDevice`` for an item bound to another device (its key
     ///   cannot be rebuilt here), ``VaultError/locked`` for a class whose keys are not held,
     ///   ``VaultError/integrity(_:)`` for a row that does not open.
-    func run(in db: SQLiteConnection, onlyMetadata: Bool) throws -> [RecordRow] {
-        let rows = try db.query("SELECT \(RecordRow.columns) FROM records", row: RecordRow.init)
+    func run(in records: any RecordStore, onlyMetadata: Bool) throws -> [RecordRow] {
+        let rows = try records.rows()
         let oldScopes = old.scopes(of: groups)
         var tokenIDs: [(id: String, group: String?)] = []
         var result: [RecordRow] = []
@@ -52,16 +51,16 @@ struct RecordReseal {
                 let scoped = RecordRow(
                     id: row.id, kind: row.kind, lookup: row.lookup, domainID: row.domainID, policyCode: row.policyCode,
                     version: row.version, sealed: row.sealed, scope: new.scopeID(of: domain?.accessGroup))
-                try write(scoped, in: db)
+                try records.update(scoped, expectedVersion: row.version)
                 result.append(scoped)
                 continue
             }
             guard let (resealed, name, group) = try resealItem(row, groups: groups) else {
-                try db.run("DELETE FROM records WHERE record_id = ?", [.blob(row.id)])
+                try records.delete(row)
                 continue
             }
             if row.kind == .token { tokenIDs.append((name, group)) }
-            try write(resealed, in: db)
+            try records.update(resealed, expectedVersion: row.version)
             result.append(resealed)
         }
         let leaseNames = Dictionary(
@@ -80,17 +79,13 @@ struct RecordReseal {
                 group = nil
             }
             guard let resealed = try resealMetadata(row, group: group, leaseNames: leaseNames) else {
-                try db.run("DELETE FROM records WHERE record_id = ?", [.blob(row.id)])
+                try records.delete(row)
                 continue
             }
-            try write(resealed, in: db)
+            try records.update(resealed, expectedVersion: row.version)
             result.append(resealed)
         }
         return result
-    }
-
-    private func write(_ row: RecordRow, in db: SQLiteConnection) throws {
-        try db.run(RecordRow.updateStatement, row.values)
     }
 
     private func openItem(_ row: RecordRow, groups: [String?]) throws -> (ItemEnvelope, Domain) {

@@ -1,18 +1,24 @@
 import VaultCrypto
-import VaultStorage
 
-/// One row of the `records` table: clear ids and sizes, and the sealed blob.
-struct RecordRow {
-    let id: [UInt8]
-    let kind: RecordKind
-    let lookup: [UInt8]?
-    let domainID: [UInt8]
-    let policyCode: Int64
-    let version: UInt64
-    let sealed: [UInt8]
+/// One record as a ``RecordStore`` keeps it: clear ids and sizes, and the sealed blob.
+package struct RecordRow: Equatable {
+    /// The random record id, kept across updates.
+    package let id: [UInt8]
+    /// What the record holds.
+    package let kind: RecordKind
+    /// The keyed look-up tag of the record's name, unique in the store (`nil` for none).
+    package let lookup: [UInt8]?
+    /// The keyed id of the domain whose key sealed the record.
+    package let domainID: [UInt8]
+    /// The record's policy bits.
+    package let policyCode: Int64
+    /// Bumped by every write; what a compare-and-swap write compares.
+    package let version: UInt64
+    /// The sealed blob.
+    package let sealed: [UInt8]
     /// The integrity scope: `nil` for vault-wide rows, else the keyed id of the row's access group
     /// (``KeyRing/scopeID(of:)``), whose own digest covers it.
-    let scope: [UInt8]?
+    package let scope: [UInt8]?
 
     /// The associated data the blob was sealed with: format, vault, record, kind, version, domain
     /// and policy. Changing any of them (or copying the blob elsewhere) makes it fail to open.
@@ -88,15 +94,6 @@ struct RecordRow {
         return BLAKE2b.hash(writer.bytes, key: key)
     }
 
-    // MARK: SQL
-
-    static let columns = "record_id, kind, lookup, domain, policy, version, sealed, scope"
-    static let insertStatement = "INSERT INTO records (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-    /// Rewrites the row with the same id (parameter 1) in place.
-    static let updateStatement =
-        "UPDATE records SET kind = ?2, lookup = ?3, domain = ?4, policy = ?5, version = ?6, sealed = ?7, scope = ?8 "
-        + "WHERE record_id = ?1"
-
     /// Which of `groups` the row's domain is in: the domain whose keyed id the row carries, or
     /// `nil` when none matches (another group, another device, or a tampered row).
     func domain(among groups: [String?], keys: KeyRing, device: DeviceSecret?) throws -> Domain? {
@@ -107,12 +104,8 @@ struct RecordRow {
         return nil
     }
 
-    /// The row filed under a look-up tag, if any.
-    static func find(lookup: [UInt8], in db: SQLiteConnection) throws -> RecordRow? {
-        try db.queryFirst("SELECT \(columns) FROM records WHERE lookup = ?", [.blob(lookup)], row: RecordRow.init)
-    }
-
-    init(
+    /// A row with these column values.
+    package init(
         id: [UInt8], kind: RecordKind, lookup: [UInt8]?, domainID: [UInt8], policyCode: Int64,
         version: UInt64, sealed: [UInt8], scope: [UInt8]?
     ) {
@@ -124,23 +117,5 @@ struct RecordRow {
         self.policyCode = policyCode
         self.version = version
         self.sealed = sealed
-    }
-
-    /// Reads a row selected with ``columns``.
-    init(_ row: SQLiteRow) throws {
-        guard let kind = RecordKind(rawValue: UInt8(truncatingIfNeeded: row.integer(1))) else {
-            throw VaultError.integrity("a record has an unknown kind")
-        }
-        self.init(
-            id: row.blob(0), kind: kind, lookup: row.isNull(2) ? nil : row.blob(2), domainID: row.blob(3),
-            policyCode: row.integer(4), version: UInt64(bitPattern: row.integer(5)), sealed: row.blob(6),
-            scope: row.isNull(7) ? nil : row.blob(7))
-    }
-
-    var values: [SQLiteValue] {
-        [
-            .blob(id), .integer(Int64(kind.rawValue)), lookup.map { .blob($0) } ?? .null, .blob(domainID),
-            .integer(policyCode), .integer(Int64(bitPattern: version)), .blob(sealed), scope.map { .blob($0) } ?? .null,
-        ]
     }
 }

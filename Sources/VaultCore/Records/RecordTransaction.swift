@@ -8,7 +8,12 @@ import VaultStorage
 /// A scoped unlock can only touch rows of its own groups: the other digests' keys are not in its
 /// ring, so any other write fails with ``VaultError/accessDenied(_:)``.
 struct RecordTransaction {
-    let db: SQLiteConnection
+    /// The records and digests, to read: writes go through this transaction's methods, which keep
+    /// the digests in step.
+    var records: any RecordReader { store }
+    private let store: any RecordStore
+    /// Only for the key slots, which live beside the records.
+    private let db: SQLiteConnection
     let keys: KeyRing
     let vaultID: [UInt8]
     /// The digests loaded so far, by scope id (empty: vault-wide).
@@ -19,18 +24,22 @@ struct RecordTransaction {
 
     init(db: SQLiteConnection, keys: KeyRing, vaultID: [UInt8]) throws {
         self.db = db
+        self.store = SQLiteRecordStore(db)
         self.keys = keys
         self.vaultID = vaultID
     }
 
     func row(lookup: [UInt8]) throws -> RecordRow? {
-        try RecordRow.find(lookup: lookup, in: db)
+        try records.row(lookup: lookup)
     }
 
     func rows(kind: RecordKind) throws -> [RecordRow] {
-        try db.query(
-            "SELECT \(RecordRow.columns) FROM records WHERE kind = ?", [.integer(Int64(kind.rawValue))],
-            row: RecordRow.init)
+        try records.rows(kind: kind)
+    }
+
+    /// Every key slot.
+    func keySlots() throws -> [KeySlot] {
+        try KeySlot.all(in: db)
     }
 
     /// Makes `group` known to this transaction, and returns its scope id (`nil` for no group).
@@ -47,22 +56,21 @@ struct RecordTransaction {
     }
 
     mutating func insert(_ row: RecordRow) throws {
-        try db.run(RecordRow.insertStatement, row.values)
+        try store.insert(row)
         try add(row)
     }
 
-    /// Replaces `old` with `new` (same record id, a later version).
+    /// Replaces `old` with `new` (same record id, a later version), if the row is still at `old`'s
+    /// version.
     mutating func replace(_ old: RecordRow, with new: RecordRow) throws {
         precondition(old.id == new.id && new.version > old.version, "a replacement keeps the id and bumps the version")
-        try db.run(RecordRow.updateStatement, new.values)
-        guard db.changes == 1 else { throw VaultError.integrity("a record vanished during an update") }
+        try store.update(new, expectedVersion: old.version)
         try subtract(old)
         try add(new)
     }
 
     mutating func delete(_ row: RecordRow) throws {
-        try db.run("DELETE FROM records WHERE record_id = ?", [.blob(row.id)])
-        guard db.changes == 1 else { throw VaultError.integrity("a record vanished during a delete") }
+        try store.delete(row)
         try subtract(row)
     }
 
@@ -87,7 +95,7 @@ struct RecordTransaction {
             next.generation += 1
             let group = scope.isEmpty ? nil : groups[scope]
             try next.store(
-                into: db, scope: scope.isEmpty ? nil : scope, key: keys.integrityKey(forGroup: group),
+                into: store, scope: scope.isEmpty ? nil : scope, key: keys.integrityKey(forGroup: group),
                 epoch: keys.epoch, vaultID: vaultID)
         }
     }
@@ -116,7 +124,7 @@ struct RecordTransaction {
     private mutating func state(_ scope: [UInt8]?) throws -> IntegrityState {
         if let loaded = states[scope ?? []] { return loaded }
         let key = try keys.integrityKey(forGroup: group(of: scope))
-        let stored = try IntegrityState.load(from: db, scope: scope, key: key, epoch: keys.epoch, vaultID: vaultID)
+        let stored = try IntegrityState.load(from: records, scope: scope, key: key, epoch: keys.epoch, vaultID: vaultID)
         guard let state = stored ?? (keys.scope == nil ? .empty : nil) else {
             throw VaultError.integrity("the digest of an access group is missing")
         }
@@ -132,7 +140,7 @@ struct RecordTransaction {
             knowsAllGroups = true
             let candidates =
                 try keys.scope.map { Array($0) }
-                ?? ([nil] + GroupDirectory.groups(in: db, keys: keys, vaultID: vaultID).sorted())
+                ?? ([nil] + GroupDirectory.groups(in: records, keys: keys, vaultID: vaultID).sorted())
             for group in candidates { register(group: group) }
             if let group = groups[scope] { return group }
         }

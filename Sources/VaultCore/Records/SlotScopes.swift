@@ -1,6 +1,5 @@
 import Foundation
 import VaultCrypto
-import VaultStorage
 
 /// The access groups of each scoped key slot, sealed with the metadata key: a key rotation must
 /// grant every remaining scoped slot its groups' new keys, and cannot open the slot to find them.
@@ -10,11 +9,11 @@ enum SlotScopes {
     }
 
     /// The groups of the scoped slot `slotID`, or `nil` when none are recorded.
-    static func groups(of slotID: [UInt8], in db: SQLiteConnection, keys: KeyRing, vaultID: [UInt8]) throws
+    static func groups(of slotID: [UInt8], in records: any RecordReader, keys: KeyRing, vaultID: [UInt8]) throws
         -> Set<String>?
     {
         let lookup = keys.lookup(kind: .slotScope, accessGroup: nil, name: name(of: slotID))
-        guard let row = try RecordRow.find(lookup: lookup, in: db) else { return nil }
+        guard let row = try records.row(lookup: lookup) else { return nil }
         guard
             let groups = try? JSONDecoder().decode(
                 [String].self, from: Data(row.open(key: keys.metadataKey(forGroup: nil), vaultID: vaultID)))

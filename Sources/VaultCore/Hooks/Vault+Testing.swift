@@ -57,9 +57,9 @@ extension Vault {
     /// alone), to show what a holder of every domain key can and cannot read.
     package func outerPlaintextForTesting<Value>(_ key: SecretKey<Value>) throws -> [UInt8]? {
         let device = try deviceSecret(creating: false)
-        return try read { db, keys in
+        return try read { records, keys in
             let lookup = keys.lookup(kind: .keyValueItem, accessGroup: key.policy.accessGroup, name: key.name)
-            guard let row = try row(lookup: lookup, in: db) else { return nil }
+            guard let row = try records.row(lookup: lookup) else { return nil }
             let domain = try Domain(policyCode: row.policyCode, accessGroup: key.policy.accessGroup)
             return try row.open(key: keys.key(for: domain, device: device), vaultID: vaultID)
         }

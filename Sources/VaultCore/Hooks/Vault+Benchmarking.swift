@@ -13,15 +13,8 @@ extension Vault {
     /// columns, so it works on a locked vault.
     package func tokenRecordSizesForBenchmarking() throws -> (count: Int, meanSealedByteCount: Double) {
         try Self.translatingErrors {
-            try database.read { db in
-                try db.queryFirst(
-                    "SELECT count(*), coalesce(sum(length(sealed)), 0) FROM records WHERE kind = ?",
-                    [.integer(Self.tokenRecordKindForBenchmarking)]
-                ) { row in
-                    let count = Int(row.integer(0))
-                    return (count, count == 0 ? 0 : Double(row.integer(1)) / Double(count))
-                } ?? (0, 0)
-            }
+            let (count, bytes) = try database.read { try SQLiteRecordStore($0).sizes(kind: .token) }
+            return (count, count == 0 ? 0 : Double(bytes) / Double(count))
         }
     }
 }

@@ -1,0 +1,100 @@
+/// Where a vault's records and their sealed integrity digests are read and written: the one owner
+/// of the `records`, `integrity` and `group_integrity` tables.
+///
+/// A store deals in rows and opaque bytes only. It never seals, opens or hashes anything, and never
+/// sees a key: sealing is ``RecordRow``'s job, and keeping the digests in step with the rows is
+/// ``RecordTransaction``'s. So another backend (a server database for a fleet) implements this
+/// protocol and nothing else about records changes.
+///
+/// A store is bound to one transaction of its backend and is not `Sendable`: the vault hands one out
+/// only inside a write transaction, which commits on return and rolls back on throw. Read
+/// transactions get the ``RecordReader`` half only.
+package protocol RecordStore: RecordReader {
+    // MARK: Records
+
+    /// Adds a new row.
+    ///
+    /// - Parameter row: The row; its id and look-up tag must not be in use.
+    /// - Throws: Storage errors, also when the id or look-up tag is already in use.
+    func insert(_ row: RecordRow) throws
+
+    /// Rewrites the row with `row`'s id, if it is still at `expectedVersion` (compare-and-swap).
+    ///
+    /// - Parameters:
+    ///   - row: The new contents, with the id of the row to rewrite.
+    ///   - expectedVersion: The version the caller read.
+    /// - Throws: ``VaultError/conflict(_:)`` when the row is at another version or gone (nothing is
+    ///   written); storage errors.
+    func update(_ row: RecordRow, expectedVersion: UInt64) throws
+
+    /// Deletes the row `row` names, if it is still at `row`'s version (compare-and-swap).
+    ///
+    /// - Parameter row: The row as it was read.
+    /// - Throws: ``VaultError/conflict(_:)`` when the row is at another version or gone; storage
+    ///   errors.
+    func delete(_ row: RecordRow) throws
+
+    // MARK: Sealed digests
+
+    /// Stores the sealed digest of one scope, replacing the one it had.
+    ///
+    /// - Parameters:
+    ///   - sealed: The sealed bytes.
+    ///   - scope: A group's scope id, or `nil` for the vault-wide digest.
+    /// - Throws: Storage errors.
+    func setSealedDigest(_ sealed: [UInt8], scope: [UInt8]?) throws
+
+    /// Deletes every group digest (the vault-wide one stays), before a rebuild stores them again.
+    ///
+    /// - Throws: Storage errors.
+    func removeGroupDigests() throws
+}
+
+/// The read half of a ``RecordStore``: what a read transaction may do with the records and the
+/// sealed digests.
+package protocol RecordReader {
+    // MARK: Records
+
+    /// The row filed under a look-up tag.
+    ///
+    /// - Parameter lookup: The keyed look-up tag.
+    /// - Returns: The row, or `nil` when no row carries the tag.
+    /// - Throws: ``VaultError/integrity(_:)`` for a row of unknown kind; storage errors.
+    func row(lookup: [UInt8]) throws -> RecordRow?
+
+    /// Every row, in record id order.
+    ///
+    /// - Returns: The rows.
+    /// - Throws: ``VaultError/integrity(_:)`` for a row of unknown kind; storage errors.
+    func rows() throws -> [RecordRow]
+
+    /// Every row of one kind, in record id order.
+    ///
+    /// - Parameter kind: The kind of rows to return.
+    /// - Returns: The rows.
+    /// - Throws: ``VaultError/integrity(_:)`` for a row of unknown kind; storage errors.
+    func rows(kind: RecordKind) throws -> [RecordRow]
+
+    /// How many rows of one kind there are and how many sealed bytes they hold, from clear columns
+    /// only (no key needed).
+    ///
+    /// - Parameter kind: The kind of rows to count.
+    /// - Returns: The row count and the total length of their sealed blobs.
+    /// - Throws: Storage errors.
+    func sizes(kind: RecordKind) throws -> (count: Int, sealedByteCount: Int)
+
+    // MARK: Sealed digests
+
+    /// The sealed digest of one scope.
+    ///
+    /// - Parameter scope: A group's scope id, or `nil` for the vault-wide digest.
+    /// - Returns: The sealed bytes, or `nil` when the scope has none.
+    /// - Throws: Storage errors.
+    func sealedDigest(scope: [UInt8]?) throws -> [UInt8]?
+
+    /// The scope ids of every group digest stored.
+    ///
+    /// - Returns: The scope ids, in order.
+    /// - Throws: Storage errors.
+    func digestScopes() throws -> [[UInt8]]
+}

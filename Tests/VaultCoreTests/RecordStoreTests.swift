@@ -1,0 +1,180 @@
+import Foundation
+import TestSupport
+import Testing
+import TokenVault
+import VaultCore
+import VaultStorage
+
+/// The record store on its own, on a real SQLite file with a vault's tables: rows and opaque
+/// bytes in, the same rows and bytes out, and no write over a version the writer did not read.
+@Suite struct RecordStoreTests {
+    let directory = TemporaryDirectory()
+    let database: SQLiteDatabase
+
+    init() throws {
+        let path = directory.file("records.db").path
+        _ = try SecureFile.createExclusive(path)
+        database = try SQLiteDatabase(path: path, mode: .readWrite, busyTimeout: .seconds(10))
+        try database.write { try $0.execute(Vault.schemaForBenchmarking) }
+    }
+
+    /// Runs `body` on a store in one write transaction (committed on return).
+    func write<Result>(_ body: (SQLiteRecordStore) throws -> Result) throws -> Result {
+        try database.write { try body(SQLiteRecordStore($0)) }
+    }
+
+    /// Runs `body` on a store over a fresh read snapshot, so it sees only what was committed.
+    func read<Result>(_ body: (SQLiteRecordStore) throws -> Result) throws -> Result {
+        try database.read { try body(SQLiteRecordStore($0)) }
+    }
+
+    static func row(
+        id: UInt8, kind: RecordKind = .keyValueItem, lookup: UInt8? = nil, version: UInt64 = 1,
+        sealed: [UInt8] = [1, 2, 3], scope: [UInt8]? = nil
+    ) -> RecordRow {
+        RecordRow(
+            id: [UInt8](repeating: id, count: 16), kind: kind, lookup: lookup.map { [UInt8](repeating: $0, count: 32) },
+            domainID: [UInt8](repeating: 0xd0, count: 16), policyCode: 0x0102, version: version, sealed: sealed,
+            scope: scope)
+    }
+
+    static func isConflict(_ error: VaultError?) -> Bool {
+        if case .conflict = error { return true }
+        return false
+    }
+
+    @Test func lookUpReturnsTheRowFiledUnderATag() throws {
+        let scoped = Self.row(id: 1, lookup: 0xa1, scope: [UInt8](repeating: 0x5c, count: 16))
+        let unnamed = Self.row(id: 2, kind: .token, lookup: nil)
+        try write { store in
+            try store.insert(scoped)
+            try store.insert(unnamed)
+        }
+        #expect(try read { try $0.row(lookup: scoped.lookup!) } == scoped)
+        #expect(try read { try $0.row(lookup: [UInt8](repeating: 0xee, count: 32)) } == nil)
+    }
+
+    @Test func aLookUpTagOrIdIsFiledOnce() throws {
+        try write { try $0.insert(Self.row(id: 1, lookup: 0xa1)) }
+        #expect(throws: StorageError.self) { try write { try $0.insert(Self.row(id: 2, lookup: 0xa1)) } }
+        #expect(throws: StorageError.self) { try write { try $0.insert(Self.row(id: 1, lookup: 0xa2)) } }
+        #expect(try read { try $0.rows() }.map(\.id) == [Self.row(id: 1).id])
+    }
+
+    @Test func scansReturnEveryRowOrOneKindInIdOrder() throws {
+        let rows = [
+            Self.row(id: 3, kind: .token, lookup: 0xa3, sealed: [UInt8](repeating: 7, count: 10)),
+            Self.row(id: 1, kind: .keyValueItem, lookup: 0xa1),
+            Self.row(id: 2, kind: .token, lookup: 0xa2, sealed: [UInt8](repeating: 7, count: 30)),
+            Self.row(id: 4, kind: .lease, lookup: 0xa4),
+        ]
+        try write { store in for row in rows { try store.insert(row) } }
+        #expect(try read { try $0.rows() } == rows.sorted { $0.id.lexicographicallyPrecedes($1.id) })
+        #expect(try read { try $0.rows(kind: .token) } == [rows[2], rows[0]])
+        #expect(try read { try $0.rows(kind: .factor) } == [])
+        let sizes = try read { try $0.sizes(kind: .token) }
+        #expect(sizes.count == 2 && sizes.sealedByteCount == 40)
+        let none = try read { try $0.sizes(kind: .factor) }
+        #expect(none.count == 0 && none.sealedByteCount == 0)
+    }
+
+    @Test func anUpdateAtTheVersionReadReplacesTheRow() throws {
+        let original = Self.row(id: 1, lookup: 0xa1, version: 4)
+        try write { try $0.insert(original) }
+        let next = Self.row(id: 1, lookup: 0xa9, version: 5, sealed: [9, 9], scope: [UInt8](repeating: 1, count: 16))
+        try write { try $0.update(next, expectedVersion: 4) }
+        #expect(try read { try $0.rows() } == [next])
+        #expect(try read { try $0.row(lookup: original.lookup!) } == nil)
+    }
+
+    @Test func theCompareAndSwapRefusesAStaleVersion() throws {
+        try write { try $0.insert(Self.row(id: 1, lookup: 0xa1, version: 1)) }
+        let second = Self.row(id: 1, lookup: 0xa1, version: 2, sealed: [2])
+        try write { try $0.update(second, expectedVersion: 1) }
+        // A writer that read version 1 must not overwrite version 2.
+        let stale = #expect(throws: VaultError.self) {
+            try write { try $0.update(Self.row(id: 1, lookup: 0xa1, version: 2, sealed: [3]), expectedVersion: 1) }
+        }
+        #expect(Self.isConflict(stale))
+        #expect(try read { try $0.rows() } == [second])
+        let missing = #expect(throws: VaultError.self) {
+            try write { try $0.update(Self.row(id: 7, version: 2), expectedVersion: 1) }
+        }
+        #expect(Self.isConflict(missing))
+        #expect(try read { try $0.rows() } == [second])
+    }
+
+    @Test func aDeleteRemovesOnlyTheVersionRead() throws {
+        let kept = Self.row(id: 2, lookup: 0xa2)
+        try write { store in
+            try store.insert(Self.row(id: 1, lookup: 0xa1, version: 3))
+            try store.insert(kept)
+        }
+        let stale = #expect(throws: VaultError.self) { try write { try $0.delete(Self.row(id: 1, version: 2)) } }
+        #expect(Self.isConflict(stale))
+        #expect(try read { try $0.rows() }.count == 2)
+        try write { try $0.delete(Self.row(id: 1, version: 3)) }
+        #expect(try read { try $0.rows() } == [kept])
+        #expect(try read { try $0.row(lookup: Self.row(id: 1, lookup: 0xa1).lookup!) } == nil)
+        let gone = #expect(throws: VaultError.self) { try write { try $0.delete(Self.row(id: 1, version: 3)) } }
+        #expect(Self.isConflict(gone))
+    }
+
+    @Test func digestRowsKeepTheirBytesPerScope() throws {
+        let groupA = [UInt8](repeating: 0x0a, count: 16)
+        let groupB = [UInt8](repeating: 0x0b, count: 16)
+        #expect(try read { try $0.sealedDigest(scope: nil) } == nil)
+        #expect(try read { try $0.sealedDigest(scope: groupA) } == nil)
+        try write { store in
+            try store.setSealedDigest([1, 1, 1], scope: nil)
+            try store.setSealedDigest([2, 2], scope: groupB)
+            try store.setSealedDigest([3], scope: groupA)
+        }
+        #expect(try read { try $0.sealedDigest(scope: nil) } == [1, 1, 1])
+        #expect(try read { try $0.sealedDigest(scope: groupA) } == [3])
+        #expect(try read { try $0.sealedDigest(scope: groupB) } == [2, 2])
+        #expect(try read { try $0.digestScopes() } == [groupA, groupB])
+
+        try write { store in
+            try store.setSealedDigest([4, 4], scope: nil)
+            try store.setSealedDigest([5], scope: groupA)
+        }
+        #expect(try read { try $0.sealedDigest(scope: nil) } == [4, 4])
+        #expect(try read { try $0.sealedDigest(scope: groupA) } == [5])
+        #expect(try read { try $0.digestScopes() } == [groupA, groupB])
+
+        try write { try $0.removeGroupDigests() }
+        #expect(try read { try $0.digestScopes() } == [])
+        #expect(try read { try $0.sealedDigest(scope: groupB) } == nil)
+        #expect(try read { try $0.sealedDigest(scope: nil) } == [4, 4])
+    }
+
+    @Test func aThrowingTransactionLeavesTheStoreAsItWas() throws {
+        struct Abort: Error {}
+        try write { try $0.insert(Self.row(id: 1, lookup: 0xa1)) }
+        #expect(throws: Abort.self) {
+            try write { store in
+                try store.update(Self.row(id: 1, lookup: 0xa1, version: 2, sealed: [8]), expectedVersion: 1)
+                try store.insert(Self.row(id: 2, lookup: 0xa2))
+                try store.setSealedDigest([9], scope: nil)
+                throw Abort()
+            }
+        }
+        #expect(try read { try $0.rows() } == [Self.row(id: 1, lookup: 0xa1)])
+        #expect(try read { try $0.sealedDigest(scope: nil) } == nil)
+    }
+
+    @Test func theBenchmarkHookCountsTokenRecordsThroughTheStore() throws {
+        let (vault, url, _) = try TestVaults.keyFileVault(in: directory)
+        let storage = try VaultTokenStorage(vault: vault)
+        for index in 0..<3 {
+            let token = TestTokens.token(subject: "user-\(index)@example.com")
+            _ = try storage.add(token: token, metadata: Token.Metadata(token: token, tags: [:]), security: [])
+        }
+        try vault.set("not a token", for: SecretKey<String>("item"))
+        let sizes = try vault.tokenRecordSizesForBenchmarking()
+        let tokens = try RawVaultFile(url).records().filter { $0.kind == Int64(RecordKind.token.rawValue) }
+        #expect(sizes.count == 3 && tokens.count == 3)
+        #expect(sizes.meanSealedByteCount == Double(tokens.map(\.sealed.count).reduce(0, +)) / 3)
+    }
+}
