@@ -72,7 +72,7 @@ enum VaultMigration {
         let migrated = try RecordReseal(
             vaultID: vaultID, old: ring, oldFormat: 1, new: ring, device: device, keepsPasscodeItems: true,
             groups: groups, slotIDs: [legacy.id], droppedSlotIDs: []
-        ).run(in: records, onlyMetadata: true)
+        ).run(rows, in: records, onlyMetadata: true)
         try KeySlot.delete(id: legacy.id, from: db)
         try slot.insert(into: db)
         try VaultSchema.writeHeader(formatVersion: VaultFormat.currentVersion, epoch: ring.epoch, db)

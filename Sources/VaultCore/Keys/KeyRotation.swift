@@ -85,7 +85,7 @@ struct KeyRotation {
         var newRows = try RecordReseal(
             vaultID: vaultID, old: current, oldFormat: VaultFormat.currentVersion, new: next, device: device,
             keepsPasscodeItems: hasPassphraseSlot, groups: groups, slotIDs: slots.map(\.id), droppedSlotIDs: removing
-        ).run(in: records, onlyMetadata: false)
+        ).run(rows, in: records, onlyMetadata: false)
         for added in adding {
             guard let groups = added.groups else { continue }
             let row = try SlotScopes.row(groups, of: added.slot.id, keys: next, vaultID: vaultID)

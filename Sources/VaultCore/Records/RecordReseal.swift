@@ -25,12 +25,15 @@ struct RecordReseal {
 
     /// Re-seals every row (or only the metadata rows) and writes them.
     ///
+    /// - Parameters:
+    ///   - rows: Every row of `records`, as the caller already read them to check the digests.
+    ///   - records: The store to write to.
+    ///   - onlyMetadata: Whether item rows keep their bytes (the version 1 migration).
     /// - Returns: Every record row the vault holds afterwards.
     /// - Throws: ``VaultError/unavailableOnThisDevice`` for an item bound to another device (its key
     ///   cannot be rebuilt here), ``VaultError/locked`` for a class whose keys are not held,
     ///   ``VaultError/integrity(_:)`` for a row that does not open.
-    func run(in records: any RecordStore, onlyMetadata: Bool) throws -> [RecordRow] {
-        let rows = try records.rows()
+    func run(_ rows: [RecordRow], in records: any RecordStore, onlyMetadata: Bool) throws -> [RecordRow] {
         let oldScopes = old.scopes(of: groups)
         var tokenIDs: [(id: String, group: String?)] = []
         var result: [RecordRow] = []
