@@ -241,5 +241,6 @@ extension KeyRotationTests {
                     == "grouped value")
         }
         #expect(completed > 0, "no rotation finished before a kill; the kills test nothing")
+        print("rotation kills: \(kills) kills survived, \(completed) rotations completed between them")
     }
 }
