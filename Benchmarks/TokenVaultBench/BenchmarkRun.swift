@@ -9,6 +9,9 @@ struct BenchmarkRun {
 
     /// Runs everything.
     func run() async throws {
+        // Before any section can make `URLSession.shared` (storing a credential does): a session
+        // takes its protocol classes when it is made, so a later registration would not reach it.
+        StubTokenEndpoint.register()
         let started = Stopwatch.now()
         let directory = try makeDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -43,9 +43,8 @@ struct RefreshCoalescingBenchmark {
     /// Where the vault goes.
     let directory: URL
 
-    /// Runs the stub, the floor and the coalesced refreshes.
+    /// Runs the floor and the coalesced refreshes against the stub (registered by ``BenchmarkRun``).
     func run(progress: (String) -> Void) async throws -> Result {
-        StubTokenEndpoint.register()
         let keyFile = directory.appendingPathComponent("refresh.key")
         try KeyFile.generate(at: keyFile)
         let vault = try Vault.create(at: directory.appendingPathComponent("refresh.vault"), unlock: .keyFile(keyFile))
