@@ -23,9 +23,10 @@ package final class SQLiteConnection {
     /// The size past which a checkpointed write-ahead log is truncated (`journal_size_limit`).
     package static let logSizeLimit = 1 << 20
 
-    /// How many pages the log holds before a commit checkpoints it (`wal_autocheckpoint`): the log
-    /// with one more ordinary transaction then stays under ``logSizeLimit``.
-    package static let autoCheckpointPages = logSizeLimit / pageSize - 8
+    /// How many pages the log holds before a commit checkpoints it (`wal_autocheckpoint`): half
+    /// the limit, so the log stays under ``logSizeLimit`` even when the commit that crosses this
+    /// mark writes another fifteen pages (a store writes four to eight).
+    package static let autoCheckpointPages = logSizeLimit / pageSize / 2
 
     /// How to open the file.
     package enum Mode: Sendable {
