@@ -35,7 +35,7 @@ import Testing
             .map(\.sealed.count)
         #expect(sealed.count == 300)
         let meanSealed = Double(sealed.reduce(0, +)) / Double(sealed.count)
-        // Left out: the pages every vault has (one per table and index), 0.6 times a sealed secret here.
+        // Left out: the pages every vault has (one per table and index), 0.3 times a sealed secret here.
         let perSecret = Double(onDisk - empty) / 300
         #expect(perSecret <= 1.5 * meanSealed, "\(perSecret) bytes on disk per secret of \(meanSealed) sealed")
     }
