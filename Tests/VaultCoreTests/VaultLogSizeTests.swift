@@ -61,6 +61,14 @@ import VaultStorage
         #expect(try vault.get(SecretKey<Data>("secret-99"))?.count == 1_024)
     }
 
+    @Test func migratingAFormatVersion1VaultLeavesAnEmptyLog() throws {
+        let url = try Fixtures.copy("format-v1.vault", to: directory)
+        let keyFile = try Fixtures.copy("format-v1.key", to: directory)
+        let vault = try Vault.open(at: url, unlock: .keyFile(keyFile))
+        #expect(try vault.verify().formatVersion == 2)
+        #expect(Self.size(url.path + "-wal") == 0)
+    }
+
     @Test func compactLogWhileAnotherConnectionHoldsTheFileDoesNotFail() throws {
         let (vault, url, keyFile) = try TestVaults.keyFileVault(in: directory)
         let other = try Vault.open(at: url, unlock: .keyFile(keyFile))
