@@ -75,6 +75,18 @@ struct Goal: Codable, Sendable {
                             + "\(Format.duration(nanoseconds: worst.rawInsert.p50Ns)) at "
                             + "\(Format.count(Double(worst.tokens))) tokens"))
             }
+            if let worst = vault.max(by: { $0.diskRatio < $1.diskRatio }) {
+                goals.append(
+                    Goal(
+                        goal: "bytes on disk per token (file + -wal + -shm) at most 1.5x its sealed payload",
+                        measured: vault.map { "\(Format.ratio($0.diskRatio)) at \(Format.count(Double($0.tokens)))" }
+                            .joined(separator: ", "),
+                        value: worst.diskRatio, limit: 1.5, status: worst.diskRatio <= 1.5 ? .met : .missed,
+                        note: "\(Format.bytes(worst.bytesPerToken)) per token of "
+                            + "\(Format.bytes(worst.meanSealedBytes)) sealed at \(Format.count(Double(worst.tokens))); "
+                            + "-wal \(Format.bytes(Double(worst.walBytes))) after the rekey's checkpoint, "
+                            + "\(Format.bytes(Double(worst.liveWALBytes))) while open"))
+            }
         }
         return goals
     }

@@ -47,6 +47,10 @@ struct VaultOperationsBenchmark {
         let fileBytes: Int
         /// Its write-ahead log.
         let walBytes: Int
+        /// Its shared-memory index (`-shm`), there while a connection has the file open.
+        let shmBytes: Int
+        /// The write-ahead log while the vault was open, right after the stores.
+        let liveWALBytes: Int
         /// The mean sealed token record.
         let meanSealedBytes: Double
         /// RSS of the process after this size's operations.
@@ -54,8 +58,10 @@ struct VaultOperationsBenchmark {
         /// Peak RSS of the process so far (every section run before included).
         let peakResidentBytes: Int
 
-        /// File and log bytes per stored token.
-        var bytesPerToken: Double { Double(fileBytes + walBytes) / Double(max(tokens, 1)) }
+        /// File, log and shared-memory bytes per stored token.
+        var bytesPerToken: Double { Double(fileBytes + walBytes + shmBytes) / Double(max(tokens, 1)) }
+        /// Bytes on disk per token over the mean sealed token record.
+        var diskRatio: Double { meanSealedBytes > 0 ? bytesPerToken / meanSealedBytes : 0 }
     }
 
     /// The sizes, smallest first.
@@ -129,6 +135,7 @@ struct VaultOperationsBenchmark {
                 }
                 ids.append(token.id)
             }
+            let liveWALBytes = ResourceUsage.fileBytes(url.path + "-wal")
 
             // Reads, with no Credential instance loaded.
             progress("vault \(size): get, find, allIDs")
@@ -187,7 +194,9 @@ struct VaultOperationsBenchmark {
                     allIDs: allIDs, reopenAndFirstFind: reopen.summary, rekey: rekeySummary, rawRewrite: rawRewrite,
                     rekeyRatio: rawRewrite.p50Ns > 0 ? rekeySummary.p50Ns / rawRewrite.p50Ns : 0,
                     fileBytes: ResourceUsage.fileBytes(url.path),
-                    walBytes: ResourceUsage.fileBytes(url.path + "-wal"), meanSealedBytes: Double(sealedSize),
+                    walBytes: ResourceUsage.fileBytes(url.path + "-wal"),
+                    shmBytes: ResourceUsage.fileBytes(url.path + "-shm"), liveWALBytes: liveWALBytes,
+                    meanSealedBytes: Double(sealedSize),
                     residentBytes: ResourceUsage.residentBytes(),
                     peakResidentBytes: ResourceUsage.peakResidentBytes()))
         }
@@ -233,9 +242,17 @@ struct VaultOperationsBenchmark {
                     "\($0.store.count) / \($0.getByID.count) / \($0.findByTag.count) / \($0.reopenAndFirstFind.count)"
                 }
             ),
-            ("mean sealed record", { Format.bytes($0.meanSealedBytes) }),
-            ("vault file + WAL", { "\(Format.bytes(Double($0.fileBytes))) + \(Format.bytes(Double($0.walBytes)))" }),
-            ("bytes on disk per token", { Format.bytes($0.bytesPerToken) }),
+            ("mean sealed record (sealed payload)", { Format.bytes($0.meanSealedBytes) }),
+            (
+                "vault file + -wal + -shm",
+                {
+                    "\(Format.bytes(Double($0.fileBytes))) + \(Format.bytes(Double($0.walBytes))) + "
+                        + Format.bytes(Double($0.shmBytes))
+                }
+            ),
+            ("bytes on disk per token (file + -wal + -shm)", { Format.bytes($0.bytesPerToken) }),
+            ("bytes on disk per token / sealed payload", { Format.ratio($0.diskRatio) }),
+            ("-wal while open, after the stores", { Format.bytes(Double($0.liveWALBytes)) }),
             ("RSS after the operations", { Format.bytes(Double($0.residentBytes)) }),
             ("peak RSS (process high-water mark so far)", { Format.bytes(Double($0.peakResidentBytes)) }),
         ]

@@ -3,23 +3,31 @@
 import Foundation
 import TokenVault
 
+/// Closes the vault the command opened, then exits. `exit` runs no deinitializer, so without this
+/// every run would leave the vault's write-ahead log and shared-memory file behind, and the log
+/// would grow with every command that writes.
+func finish(_ code: ExitCode) -> Never {
+    (Credential.tokenStorage as? VaultTokenStorage)?.vault.close()
+    exit(code.rawValue)
+}
+
 let parser = CommandLineParser(commands: CommandTable.commands, globalOptions: CommandTable.global)
 let console = Console()
 do {
     guard let (command, arguments) = try parser.parse(Array(CommandLine.arguments.dropFirst())) else {
         console.out(parser.overview)
-        exit(ExitCode.success.rawValue)
+        finish(.success)
     }
     if arguments.has("help") {
         console.out(parser.help(for: command))
-        exit(ExitCode.success.rawValue)
+        finish(.success)
     }
     try await command.run(arguments, CommandContext(arguments: arguments))
-    exit(ExitCode.success.rawValue)
+    finish(.success)
 } catch let error as UsageError {
     console.error("tokenvault: \(error.message)")
-    exit(ExitCode.usage.rawValue)
+    finish(.usage)
 } catch {
     console.error("tokenvault: \(ErrorMessage.text(for: error))")
-    exit(ExitCode(error).rawValue)
+    finish(ExitCode(error))
 }

@@ -254,6 +254,7 @@ public final class Vault: Sendable {
             if let ring = try VaultMigration.upgrade(
                 opened, material: material, database: database, vaultID: vaultID, device: device)
             {
+                compactLogAfterBulkWork(database)
                 return ring
             }
         }

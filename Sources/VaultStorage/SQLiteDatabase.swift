@@ -36,6 +36,22 @@ package final class SQLiteDatabase: Sendable {
         try connection.withLock { try $0.run("VACUUM INTO ?", [.text(path)]) }
     }
 
+    /// Moves the write-ahead log into the file and truncates it, without waiting for other
+    /// connections; see ``SQLiteConnection/checkpoint()``.
+    ///
+    /// - Returns: `true` when the log was emptied, `false` when another connection was reading or
+    ///   writing (every committed transaction stays in the log).
+    /// - Throws: ``StorageError`` for an I/O error, or ``StorageError/closed``.
+    package func checkpoint() throws -> Bool {
+        try connection.withLock { try $0.checkpoint() }
+    }
+
+    /// Checkpoints the log and closes the connection, after any transaction running on it ends;
+    /// see ``SQLiteConnection/close()``. Later calls throw ``StorageError/closed``.
+    package func close() {
+        connection.withLock { $0.close() }
+    }
+
     /// Runs `body` in a write transaction (`BEGIN IMMEDIATE`).
     package func write<Result>(_ body: (SQLiteConnection) throws -> Result) throws -> Result {
         try transaction("BEGIN IMMEDIATE", body)

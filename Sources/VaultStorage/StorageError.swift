@@ -29,5 +29,8 @@ package struct StorageError: Error, Equatable, Sendable, CustomStringConvertible
     /// A UNIQUE or PRIMARY KEY constraint failed.
     package var isConstraint: Bool { code == SQLITE_CONSTRAINT }
 
+    /// The database was closed by this process (``SQLiteDatabase/close()``).
+    package static let closed = StorageError(extendedCode: SQLITE_MISUSE, message: "the vault was closed")
+
     package var description: String { "SQLite error \(extendedCode): \(message)" }
 }

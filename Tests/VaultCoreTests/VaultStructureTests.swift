@@ -87,9 +87,12 @@ import TokenVault
 
     /// The bytes flipped in each page: the first (the page header, or the file header on page 1), a
     /// spread through the page, and the last (where the first cell of a leaf page ends: in an index,
-    /// the row id the entry points to).
+    /// the row id the entry points to). 53 per page whatever the page size (a step of 97 bytes in a
+    /// 4 KiB page), so larger pages do not multiply the cases.
     static func offsets(pageSize: Int) -> [Int] {
-        Array(stride(from: 0, to: pageSize, by: 97)) + [1, 3, 5, 7, 8, 9, 10, 11, pageSize - 2, pageSize - 1]
+        Array(stride(from: 0, to: pageSize, by: pageSize / 42)) + [
+            1, 3, 5, 7, 8, 9, 10, 11, pageSize - 2, pageSize - 1,
+        ]
     }
 
     @Test func aFlippedByteInAnyPageIsReadBackIntactOrReported() throws {
@@ -111,6 +114,7 @@ import TokenVault
             }
         }
         #expect(refused > 0 && refused < cases, "\(refused) of \(cases) damaged copies refused")
+        print()
     }
 
     /// The case that passed unnoticed before the structural check: the lookup index's entry for an

@@ -105,6 +105,8 @@ struct CommandContext: Sendable {
         throw VaultError.invalidCredentials
     }
 
+    /// Opens the vault and makes it `Credential`'s storage, which is how `main` finds it to close
+    /// before exiting.
     private func open(_ url: URL, _ unlock: VaultUnlock) throws -> (Vault, VaultUnlock) {
         console.progress("Unlocking the vault...")
         let vault = try Vault.open(at: url, unlock: unlock, configuration: configuration)

@@ -175,6 +175,7 @@ extension Vault {
             return try KeyRotation(vaultID: vaultID, current: current, device: device)
                 .run(removing: removing, adding: adding, in: db)
         }
+        compactLogAfterBulkWork()
         // A full-access session moves to the new keys at once (keeping the passcode class only if
         // it had it); a scoped one follows through its own slot's new grant on its next call.
         session.withLock { state in
