@@ -19,7 +19,9 @@ public enum TestTokens {
     /// - Parameter claims: The payload (any JSON-serialisable dictionary).
     /// - Returns: `header.payload.signature`.
     public static func jwt(_ claims: [String: Any]) -> String {
-        let header = try! JSONSerialization.data(withJSONObject: ["alg": "RS256", "typ": "JWT", "kid": "test"])
+        // Sorted keys in both parts, so the same claims always give the same JWT (tests compare them).
+        let header = try! JSONSerialization.data(
+            withJSONObject: ["alg": "RS256", "typ": "JWT", "kid": "test"], options: [.sortedKeys])
         let payload = try! JSONSerialization.data(withJSONObject: claims, options: [.sortedKeys])
         return "\(base64URL(header)).\(base64URL(payload)).\(base64URL(Data("signature".utf8)))"
     }
