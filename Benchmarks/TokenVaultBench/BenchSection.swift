@@ -1,4 +1,4 @@
-/// The parts of a run, numbered as in issue #7. They run in ``runOrder``: key derivation last,
+/// The parts of a run, numbered as printed. They run in ``runOrder``: key derivation last,
 /// because its 1 GiB Argon2 allocations would otherwise hide the vault's own peak RSS.
 enum BenchSection: String, CaseIterable, Codable, Sendable {
     case seal

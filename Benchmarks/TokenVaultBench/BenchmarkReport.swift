@@ -27,7 +27,7 @@ struct BenchmarkReport: Codable, Sendable {
     var vaultOperations: [VaultOperationsBenchmark.Result]?
     /// Section 5.
     var refresh: RefreshCoalescingBenchmark.Result?
-    /// The goals of issue #7 against this run.
+    /// The harness's goals against this run.
     var goals: [Goal] = []
 
     /// Writes the report as pretty-printed JSON with sorted keys.

@@ -79,7 +79,7 @@ struct BenchmarkRun {
 
         report.goals = Goal.evaluate(report)
         if !report.goals.isEmpty {
-            print("\n## Goals (issue #7)\n")
+            print("\n## Goals\n")
             print(Goal.table(report.goals).rendered)
         }
         report.wallSeconds = Stopwatch.seconds(since: started)

@@ -1,6 +1,6 @@
 import Foundation
 
-/// One of issue #7's goals, checked against what this run measured. A goal is never tuned to:
+/// One of the harness's goals, checked against what this run measured. A goal is never tuned to:
 /// when it is missed, the result says so, with the measurement that explains it.
 struct Goal: Codable, Sendable {
     /// Whether the goal was met.

@@ -10,7 +10,7 @@ import VaultCrypto
 /// allocated once: the least any random-nonce seal can do. The raw open decrypts into a buffer
 /// allocated once. "raw AEAD only" encrypts under a fixed nonce, to show what the nonce draw costs.
 struct SealBenchmark {
-    /// The payload sizes of issue #7.
+    /// The payload sizes measured.
     static let payloadSizes = [64, 256, 1024, 4096, 65536, 1 << 20]
     /// The associated data length: about what a vault record binds (tag, format, vault id,
     /// record id, kind, version, domain, policy).

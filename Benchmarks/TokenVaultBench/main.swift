@@ -1,5 +1,5 @@
-// tokenvault-bench: the library beside its physical limits on the same machine, in one run
-// (issue #7). `swift run -c release tokenvault-bench [--quick] [--json FILE]`; `--help` for more.
+// tokenvault-bench: the library beside its physical limits on the same machine, in one run:
+// `swift run -c release tokenvault-bench [--quick] [--json FILE]`; `--help` for more.
 import Foundation
 
 let options: BenchOptions

@@ -52,7 +52,7 @@ public final class Vault: Sendable {
     ///   passphrase), ``VaultError/invalidKeyFile(_:)``, ``VaultError/insecurePermissions(_:)`` (a
     ///   key file open to other users), ``VaultError/unsupportedFormat(_:)`` (costs out of bounds),
     ///   ``VaultError/storage(_:)``.
-    // Laid out as in API.md, so the contract's signature stays greppable.
+    // One parameter group a line, as the public API is documented, so the signature stays greppable.
     // swift-format-ignore
     public static func create(at url: URL, unlock: VaultUnlock,
                               keyDerivation: KeyDerivation = .moderate,
@@ -98,7 +98,7 @@ public final class Vault: Sendable {
     ///   newer format, KDF costs out of bounds), ``VaultError/integrity(_:)`` (damaged file),
     ///   ``VaultError/insecurePermissions(_:)`` (the vault or key file is open to other users;
     ///   checked before either is read, unless the configuration allows it), ``VaultError/storage(_:)``.
-    // Laid out as in API.md, so the contract's signature stays greppable.
+    // One parameter group a line, as the public API is documented, so the signature stays greppable.
     // swift-format-ignore
     public static func open(at url: URL, unlock: VaultUnlock,
                             configuration: Vault.Configuration = .init()) throws -> Vault {

@@ -120,7 +120,7 @@ extension Credential {
     ///   - authenticationContext: Proofs for access-controlled matches.
     /// - Returns: The matching credentials.
     /// - Throws: ``CredentialError/storage(_:)``.
-    // Laid out as in API.md, so the contract's signature stays greppable.
+    // One parameter group a line, as the public API is documented, so the signature stays greppable.
     // swift-format-ignore
     public static func find(where expression: @Sendable (Token.Metadata) -> Bool, prompt: String? = nil,
                             authenticationContext: (any AuthenticationContext)? = nil) throws -> [Credential] {
