@@ -33,7 +33,7 @@ extension Credential {
     /// - Parameter graceInterval: How early to refresh; ``refreshGraceInterval`` by default.
     /// - Throws: As ``refresh()``.
     public func refreshIfNeeded(graceInterval: TimeInterval = Credential.refreshGraceInterval) async throws {
-        guard Self.needsRefresh(try tokenForRefresh(), graceInterval: graceInterval) else { return }
+        guard Self.needsRefresh(try expiryForRefresh(), graceInterval: graceInterval) else { return }
         _ = try await refresh(force: false, graceInterval: graceInterval)
     }
 
@@ -158,13 +158,28 @@ extension Credential {
         }
     }
 
-    /// Joins the refresh in flight, or starts one.
+    /// The token without its secrets (its expiry is what a refresh decision needs), after checking
+    /// that the token itself can still be read, so a locked vault fails here and nothing is sent; a
+    /// failure is posted like a failed refresh. Cheap: the kept copy is not opened.
+    private func expiryForRefresh() throws -> Token {
+        do {
+            try ensureReadable(prompt: nil, context: nil)
+            return redactedToken
+        } catch {
+            postRefreshFailed(error)
+            throw error
+        }
+    }
+
+    /// Joins the refresh in flight, or starts one. Only the caller that starts it reads the whole
+    /// token; the others (a thousand concurrent callers, say) only check that it is still readable.
     private func refresh(force: Bool, graceInterval: TimeInterval) async throws -> Token {
-        let startedFrom = try tokenForRefresh()
+        _ = try expiryForRefresh()
         let flight = refreshFlight.withLock { inFlight -> Task<Token, any Error> in
             if let inFlight { return inFlight }
             let task = Task {
                 defer { refreshFlight.withLock { $0 = nil } }
+                let startedFrom = try tokenForRefresh()
                 return try await performRefresh(startedFrom: startedFrom, force: force, graceInterval: graceInterval)
             }
             inFlight = task
