@@ -114,7 +114,7 @@ public final class AuthorizationServer: Sendable {
         process.standardError = try FileHandle(forWritingTo: log)
         let started = ContinuousClock.now
         try process.run()
-        guard let url = ReadyLine.url(of: process, output: output) else {
+        guard let url = TestServerProcess.url(of: process, output: output) else {
             process.terminate()
             throw SetupFailure(reason: "the server did not start (log: \(log.path))")
         }
@@ -126,17 +126,7 @@ public final class AuthorizationServer: Sendable {
 
     /// Stops the server by its own PID and waits for it to exit. Safe to call twice.
     public func stop() {
-        process.withLock { process in
-            guard let running = process else { return }
-            if running.isRunning {
-                running.terminate()
-                let deadline = Date().addingTimeInterval(5)
-                while running.isRunning && Date() < deadline { usleep(20_000) }
-                if running.isRunning { kill(running.processIdentifier, SIGKILL) }
-                running.waitUntilExit()
-            }
-            process = nil
-        }
+        TestServerProcess.stop(process)
     }
 
     deinit {

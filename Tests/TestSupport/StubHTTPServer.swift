@@ -81,7 +81,7 @@ public final class StubHTTPServer: Sendable {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        guard let url = ReadyLine.url(of: process, output: output) else {
+        guard let url = TestServerProcess.url(of: process, output: output) else {
             process.terminate()
             process.waitUntilExit()
             throw AuthorizationServer.SetupFailure(reason: "the stub HTTP server did not start")
@@ -143,17 +143,7 @@ public final class StubHTTPServer: Sendable {
 
     /// Stops the server by its own PID and waits for it to exit. Safe to call twice.
     public func stop() {
-        process.withLock { process in
-            guard let running = process else { return }
-            if running.isRunning {
-                running.terminate()
-                let deadline = Date().addingTimeInterval(5)
-                while running.isRunning && Date() < deadline { usleep(20_000) }
-                if running.isRunning { kill(running.processIdentifier, SIGKILL) }
-                running.waitUntilExit()
-            }
-            process = nil
-        }
+        TestServerProcess.stop(process)
     }
 
     deinit {
