@@ -188,14 +188,6 @@ extension Vault {
 
     // MARK: Internals
 
-    /// Opens the token row filed under `id` and checks its group is in this unlock's scope.
-    ///
-    /// - Returns: Whether such a row exists.
-    /// - Throws: ``VaultError/accessDenied(_:)`` for a token of a group outside a scoped unlock.
-    func checkTokenScope(_ id: String, in records: any RecordReader, keys: KeyRing) throws -> Bool {
-        try tokenGroup(id, in: records, keys: keys) != nil
-    }
-
     /// The access group of the stored token `id` (`.some(nil)` for none), or `nil` when it is not
     /// stored.
     ///
