@@ -18,6 +18,18 @@ extension CredentialTests {
             try Credential.use(vault)
         }
 
+        /// Stores `signedIn` with a device secret added (the password grant gives none), tagged as
+        /// this process's.
+        static func storeWithDeviceSecret(_ signedIn: Token) throws -> Credential {
+            try Credential.store(
+                Token(
+                    id: signedIn.id, tokenType: signedIn.tokenType, accessToken: signedIn.accessToken,
+                    refreshToken: signedIn.refreshToken, idToken: signedIn.idToken,
+                    deviceSecret: "device-secret-\(UUID().uuidString)", scope: signedIn.scope,
+                    issuedAt: signedIn.issuedAt, expiresIn: signedIn.expiresIn, context: signedIn.context),
+                tags: ["owner": "parent"])
+        }
+
         func stored(_ id: String) throws -> StoredToken {
             try #require(try Credential.tokenStorage.storedToken(id: id, prompt: nil, authenticationContext: nil))
         }
@@ -37,13 +49,7 @@ extension CredentialTests {
         func revokingOneKindKeepsWhatAnotherProcessStored(type: Token.RevokeType) async throws {
             let server = try AuthorizationServer(.init(rotateRefreshTokens: true, reuseProtection: true))
             let signedIn = try await server.passwordToken()
-            let credential = try Credential.store(
-                Token(
-                    id: signedIn.id, tokenType: signedIn.tokenType, accessToken: signedIn.accessToken,
-                    refreshToken: signedIn.refreshToken, idToken: signedIn.idToken,
-                    deviceSecret: "device-secret-\(UUID().uuidString)", scope: signedIn.scope,
-                    issuedAt: signedIn.issuedAt, expiresIn: signedIn.expiresIn, context: signedIn.context),
-                tags: ["owner": "parent"])
+            let credential = try Self.storeWithDeviceSecret(signedIn)
             let stale = credential.token
 
             let refreshedAccess = try refreshInAnotherProcess(credential.id)
@@ -81,13 +87,7 @@ extension CredentialTests {
         @Test func aRevokeThatLosesTheRaceRetriesWithoutUndoingTheOtherWrite() async throws {
             let server = try AuthorizationServer()
             let signedIn = try await server.passwordToken()
-            let credential = try Credential.store(
-                Token(
-                    id: signedIn.id, tokenType: signedIn.tokenType, accessToken: signedIn.accessToken,
-                    refreshToken: signedIn.refreshToken, idToken: signedIn.idToken,
-                    deviceSecret: "device-secret-\(UUID().uuidString)", scope: signedIn.scope,
-                    issuedAt: signedIn.issuedAt, expiresIn: signedIn.expiresIn, context: signedIn.context),
-                tags: ["owner": "parent"])
+            let credential = try Self.storeWithDeviceSecret(signedIn)
             try await server.armFault("hold", path: "/revoke_token/", seconds: 60)
             let revoking = Task { try await credential.revoke(type: .deviceSecret) }
             #expect(try await server.awaitHeld() == 1, "the revocation never reached the server")

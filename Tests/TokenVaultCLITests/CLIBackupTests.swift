@@ -4,6 +4,20 @@ import Testing
 import TokenVault
 
 @Suite struct CLIBackupTests {
+    /// Starts `tokenvault backup` of `vault` to `copy` under `umask 000`, so any file the backup
+    /// creates without an explicit mode is open to everyone.
+    static func startBackupUnderOpenUmask(_ vault: CLIVault, to copy: URL) throws -> Process {
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/bash")
+        shell.arguments = [
+            "-c",
+            "umask 000 && exec '\(CLIProcess.executable.path)' backup '\(copy.path)' "
+                + vault.unlock.map { "'\($0)'" }.joined(separator: " "),
+        ]
+        try shell.run()
+        return shell
+    }
+
     /// Every file or folder under `folder` (the folder itself excluded) whose mode lets its group or
     /// others in, as `relative path: mode`.
     static func looseEntries(under folder: URL) -> Set<String> {
@@ -39,14 +53,7 @@ import TokenVault
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
         try setFileMode(0o700, folder)
         let copy = folder.appendingPathComponent("copy.db")
-        let shell = Process()
-        shell.executableURL = URL(fileURLWithPath: "/bin/bash")
-        shell.arguments = [
-            "-c",
-            "umask 000 && exec '\(CLIProcess.executable.path)' backup '\(copy.path)' "
-                + vault.unlock.map { "'\($0)'" }.joined(separator: " "),
-        ]
-        try shell.run()
+        let shell = try Self.startBackupUnderOpenUmask(vault, to: copy)
         var loose: Set<String> = []
         var looks = 0
         while shell.isRunning {
@@ -75,14 +82,7 @@ import TokenVault
     @Test func aMissingDestinationFolderIsMadePrivate() throws {
         let vault = try CLIVault()
         let copy = vault.directory.file("new/folder/copy.db")
-        let shell = Process()
-        shell.executableURL = URL(fileURLWithPath: "/bin/bash")
-        shell.arguments = [
-            "-c",
-            "umask 000 && exec '\(CLIProcess.executable.path)' backup '\(copy.path)' "
-                + vault.unlock.map { "'\($0)'" }.joined(separator: " "),
-        ]
-        try shell.run()
+        let shell = try Self.startBackupUnderOpenUmask(vault, to: copy)
         shell.waitUntilExit()
         #expect(shell.terminationStatus == 0)
         #expect(try fileMode(copy) == 0o600)
