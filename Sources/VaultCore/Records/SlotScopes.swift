@@ -36,9 +36,4 @@ enum SlotScopes {
             domainID: RecordRow.metadataDomainID, policyCode: 0, version: 1, scope: nil,
             key: keys.metadataKey(forGroup: nil), vaultID: vaultID)
     }
-
-    static func remove(of slotID: [UInt8], in transaction: inout RecordTransaction) throws {
-        let lookup = transaction.keys.lookup(kind: .slotScope, accessGroup: nil, name: name(of: slotID))
-        if let row = try transaction.row(lookup: lookup) { try transaction.delete(row) }
-    }
 }
