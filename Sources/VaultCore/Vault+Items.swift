@@ -9,16 +9,27 @@ extension Vault {
         let metadata: [UInt8]
         /// The new value, or `nil` to keep the existing record's value (and its access control).
         let value: [UInt8]?
+        /// The terms a token record is indexed under; `nil` for a key-value item.
+        var terms: [IndexTerm]? = nil
     }
 
-    /// Seals and writes one item with its policy's domain key, replacing `existing`.
+    /// Seals and writes one item with its policy's domain key, replacing `existing` (whose sealed
+    /// index terms are `replacedTerms`).
+    ///
+    /// - Throws: ``VaultError/unsupportedFormat(_:)`` for a token record in a format version 2 file,
+    ///   whose records this library would write in a layout version 2 readers cannot read (a
+    ///   full-access unlock upgrades the file first).
     func storeItem(
         _ item: ItemContent, kind: RecordKind, lookup: [UInt8], policy: VaultPolicy, device: DeviceSecret?,
-        replacing existing: RecordRow?, existingGroups: [String?] = [], in transaction: inout RecordTransaction
+        replacing existing: RecordRow?, replacedTerms: [IndexTerm]? = nil, existingGroups: [String?] = [],
+        in transaction: inout RecordTransaction
     ) throws {
         let keys = transaction.keys
         let domain = Domain(policy)
         guard keys.isInScope(policy.accessGroup) else { throw Self.outOfScope }
+        if kind == .token, transaction.format < 3 {
+            throw VaultError.unsupportedFormat(Self.notUpgraded)
+        }
         if domain.accessibility.needsPasscode {
             guard try transaction.keySlots().contains(where: \.kind.usesPassphrase) else {
                 throw VaultError.unsupportedPolicy("whenPasscodeSetThisDeviceOnly needs a vault with a passphrase slot")
@@ -43,8 +54,10 @@ extension Vault {
             }
             content = previous.envelope.content
         }
+        let terms = kind == .token ? item.terms ?? [] : nil
         let row = try RecordRow.seal(
-            ItemEnvelope(name: item.name, metadata: item.metadata, content: content).bytes, id: id, kind: kind,
+            ItemEnvelope(name: item.name, metadata: item.metadata, terms: terms, content: content).bytes, id: id,
+            kind: kind,
             lookup: lookup, domainID: keys.id(of: domain, device: device), policyCode: domain.policyCode,
             version: (existing?.version ?? 0) + 1, scope: transaction.register(group: policy.accessGroup),
             key: try keys.key(for: domain, device: device), vaultID: vaultID)
@@ -52,6 +65,9 @@ extension Vault {
             try transaction.replace(existing, with: row)
         } else {
             try transaction.insert(row)
+        }
+        if let terms {
+            try transaction.reindex(recordID: id, from: replacedTerms ?? [], to: terms, group: policy.accessGroup)
         }
         if let group = policy.accessGroup, keys.scope == nil {
             try GroupDirectory.add(group, in: &transaction)
@@ -122,6 +138,9 @@ extension Vault {
     }
 
     static let outOfScope = VaultError.accessDenied("this unlock is scoped to other access groups")
+
+    static let notUpgraded =
+        "writing tokens needs the vault upgraded to format version 3, which a full-access unlock does first"
 
     private func innerAssociatedData(_ recordID: [UInt8]) -> [UInt8] {
         Array("TVA1".utf8) + vaultID + recordID

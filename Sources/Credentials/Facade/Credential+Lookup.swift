@@ -125,12 +125,62 @@ extension Credential {
     public static func find(where expression: @Sendable (Token.Metadata) -> Bool, prompt: String? = nil,
                             authenticationContext: (any AuthenticationContext)? = nil) throws -> [Credential] {
         let storage = tokenStorage
-        return try storage.allMetadata().filter(expression).map { metadata in
+        return try credentials(
+            for: storage.allMetadata().filter(expression), in: storage, prompt: prompt, context: authenticationContext)
+    }
+
+    /// The credentials carrying every one of `tags` (all credentials for none).
+    ///
+    /// A vault storage answers from its index: only the matching records are opened, however many
+    /// tokens it holds. Opening a match may need a proof, as with ``find(where:prompt:authenticationContext:)``.
+    /// - Parameters:
+    ///   - tags: The tags to match, each with its value.
+    ///   - prompt: The reason shown by a prompting context.
+    ///   - authenticationContext: Proofs for access-controlled matches.
+    /// - Returns: The matching credentials.
+    /// - Throws: ``CredentialError/storage(_:)``.
+    // swift-format-ignore
+    public static func find(tags: [String: String], prompt: String? = nil,
+                            authenticationContext: (any AuthenticationContext)? = nil) throws -> [Credential] {
+        let storage = tokenStorage
+        return try credentials(
+            for: storage.metadata(taggedWith: tags), in: storage, prompt: prompt, context: authenticationContext)
+    }
+
+    /// The credentials whose ID-token claim `claim` equals `value`: a string claim that is `value`,
+    /// a number or boolean written as `value`, or an array with such an element.
+    ///
+    /// A vault storage answers from its index for `sub`, `email` and `preferred_username`
+    /// (``Token/Metadata/indexedClaims``), opening only the matches; other claims are compared in
+    /// every token's metadata.
+    /// - Parameters:
+    ///   - claim: The claim's name.
+    ///   - value: The value, as text.
+    ///   - prompt: The reason shown by a prompting context.
+    ///   - authenticationContext: Proofs for access-controlled matches.
+    /// - Returns: The matching credentials.
+    /// - Throws: ``CredentialError/storage(_:)``.
+    // swift-format-ignore
+    public static func find(claim: String, equals value: String, prompt: String? = nil,
+                            authenticationContext: (any AuthenticationContext)? = nil) throws -> [Credential] {
+        let storage = tokenStorage
+        return try credentials(
+            for: storage.metadata(claim: claim, equals: value), in: storage, prompt: prompt,
+            context: authenticationContext)
+    }
+
+    /// One credential per metadata: the instance this process has while its token is readable,
+    /// else one loaded with `context`.
+    private static func credentials(
+        for matches: [Token.Metadata], in storage: any TokenStorage, prompt: String?,
+        context: (any AuthenticationContext)?
+    ) throws -> [Credential] {
+        try matches.map { metadata in
             if let existing = CredentialCoordinator.shared.existing(metadata.id, in: storage) {
-                try existing.ensureReadable(prompt: prompt, context: authenticationContext)
+                try existing.ensureReadable(prompt: prompt, context: context)
                 return existing
             }
-            return try load(metadata, from: storage, prompt: prompt, context: authenticationContext)
+            return try load(metadata, from: storage, prompt: prompt, context: context)
         }
     }
 

@@ -80,6 +80,6 @@ public final class CredentialsManager: Sendable {
     }
 
     private func managed() throws -> Credential? {
-        try Credential.find { $0.tags[Self.tag] == self.name }.first
+        try Credential.find(tags: [Self.tag: name]).first
     }
 }

@@ -58,6 +58,13 @@ public protocol TokenStorage: Sendable {
     func storedMetadata(id: String) throws -> StoredMetadata?
     /// Every visible token's metadata: what `Credential.find(where:)` filters, without proofs.
     func allMetadata() throws -> [Token.Metadata]
+    /// The metadata of every visible token carrying all of `tags` (``Token/Metadata/hasTags(_:)``),
+    /// without proofs. ``VaultTokenStorage`` answers from its index, without opening other records.
+    func metadata(taggedWith tags: [String: String]) throws -> [Token.Metadata]
+    /// The metadata of every visible token whose ID-token claim `claim` equals `value`
+    /// (``Token/Metadata/claim(_:equals:)``), without proofs. ``VaultTokenStorage`` answers from its
+    /// index for the claims in ``Token/Metadata/indexedClaims``.
+    func metadata(claim: String, equals value: String) throws -> [Token.Metadata]
     /// Takes the lease that lets one caller at a time refresh token `id`, across every process
     /// sharing the storage. Storages no other process can see take it at once.
     ///
@@ -73,6 +80,16 @@ extension TokenStorage {
     /// - Returns: Whether it was the default (the default is then cleared, in the same step).
     public func remove(id: String) throws -> Bool {
         try remove(id: id, expectedVersion: nil)
+    }
+
+    /// Filters ``allMetadata()``: a storage without an index reads every token's metadata.
+    public func metadata(taggedWith tags: [String: String]) throws -> [Token.Metadata] {
+        try allMetadata().filter { $0.hasTags(tags) }
+    }
+
+    /// Filters ``allMetadata()``: a storage without an index reads every token's metadata.
+    public func metadata(claim: String, equals value: String) throws -> [Token.Metadata] {
+        try allMetadata().filter { $0.claim(claim, equals: value) }
     }
 
     /// A storage only this process sees needs no lease: the in-process single flight suffices.

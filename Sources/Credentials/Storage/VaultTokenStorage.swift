@@ -19,11 +19,24 @@ public final class VaultTokenStorage: TokenStorage {
 
     /// Token storage in `vault`.
     ///
+    /// A vault of format version 2 is upgraded first, through a full-access unlock, in one
+    /// transaction: every token record's metadata is re-encoded and filed in the index. Through a
+    /// scoped unlock it stays as it is: its tokens read and are found by reading every record, and
+    /// writing one is refused until a full-access unlock has upgraded the vault.
+    ///
     /// - Parameter vault: An unlocked vault.
-    /// - Throws: ``CredentialError/storage(_:)`` with ``VaultError/locked`` when it is locked.
+    /// - Throws: ``CredentialError/storage(_:)`` with ``VaultError/locked`` when it is locked, or
+    ///   with ``VaultError/integrity(_:)`` when the upgrade finds the vault damaged.
     public init(vault: Vault) throws {
         guard !vault.isLocked else { throw CredentialError.storage(.locked) }
         self.vault = vault
+        try CredentialError.translating {
+            guard try !vault.indexesTokenRecords else { return }
+            try vault.upgradeTokenRecords { record in
+                let metadata = try Self.decode(Token.Metadata.self, from: record.metadata)
+                return (try Self.encode(metadata), metadata.indexTerms)
+            }
+        }
     }
 
     public func defaultTokenID() throws -> String? {
@@ -42,15 +55,15 @@ public final class VaultTokenStorage: TokenStorage {
         let (policy, _) = try Credential.Security.resolve(security)
         return try translating(id: token.id) {
             try vault.insertTokenRecord(
-                id: token.id, metadata: Self.encode(metadata), secret: Self.encode(token), policy: policy,
-                defaultIfNone: true)
+                id: token.id, metadata: Self.encode(metadata), terms: metadata.indexTerms, secret: Self.encode(token),
+                policy: policy, defaultIfNone: true)
         }
     }
 
     public func replace(token: Token, metadata: Token.Metadata, expectedVersion: UInt64) throws -> UInt64 {
         try translating(id: token.id) {
             try vault.updateTokenRecord(
-                id: token.id, metadata: Self.encode(metadata), secret: Self.encode(token),
+                id: token.id, metadata: Self.encode(metadata), terms: metadata.indexTerms, secret: Self.encode(token),
                 expectedVersion: expectedVersion)
         }
     }
@@ -58,7 +71,8 @@ public final class VaultTokenStorage: TokenStorage {
     public func setMetadata(_ metadata: Token.Metadata, expectedVersion: UInt64) throws -> UInt64 {
         try translating(id: metadata.id) {
             try vault.updateTokenRecord(
-                id: metadata.id, metadata: Self.encode(metadata), secret: nil, expectedVersion: expectedVersion)
+                id: metadata.id, metadata: Self.encode(metadata), terms: metadata.indexTerms, secret: nil,
+                expectedVersion: expectedVersion)
         }
     }
 
@@ -106,6 +120,30 @@ public final class VaultTokenStorage: TokenStorage {
     public func allMetadata() throws -> [Token.Metadata] {
         try translating {
             try vault.allTokenRecordMetadata().map { try Self.decode(Token.Metadata.self, from: $0.metadata) }
+        }
+    }
+
+    /// The tokens carrying all of `tags`, found through the vault's index: only the matches are
+    /// opened. Without tags, every token's metadata.
+    public func metadata(taggedWith tags: [String: String]) throws -> [Token.Metadata] {
+        try indexed(tags.map { IndexTerm.tag($0.key, equals: $0.value) }) { $0.hasTags(tags) }
+    }
+
+    /// The tokens whose claim `claim` equals `value`: through the vault's index for the claims in
+    /// ``Token/Metadata/indexedClaims``, by reading every token's metadata for the others.
+    public func metadata(claim: String, equals value: String) throws -> [Token.Metadata] {
+        let terms = Token.Metadata.indexedClaims.contains(claim) ? [IndexTerm.claim(claim, equals: value)] : []
+        return try indexed(terms) { $0.claim(claim, equals: value) }
+    }
+
+    /// The metadata filed under every one of `terms`, filtered again by `matches` (which also
+    /// filters every token's metadata when the vault has no index yet, or no term is given).
+    private func indexed(_ terms: [IndexTerm], matches: (Token.Metadata) -> Bool) throws -> [Token.Metadata] {
+        guard !terms.isEmpty,
+            let records = try translating({ try vault.tokenRecordMetadata(matchingAll: terms) })
+        else { return try allMetadata().filter(matches) }
+        return try translating {
+            try records.map { try Self.decode(Token.Metadata.self, from: $0.metadata) }.filter(matches)
         }
     }
 

@@ -56,14 +56,7 @@ enum TokenCommands {
         let tags = try ParsedArguments.pairs(arguments.all("where"))
         let claims = try ParsedArguments.pairs(arguments.all("claim"))
         let defaultID = try visibleDefaultID()
-        let matches = try Credential.tokenStorage.allMetadata().filter { metadata in
-            tags.allSatisfy { metadata.tags[$0.key] == $0.value }
-                && claims.allSatisfy { claim in
-                    let value: Any? = metadata[Claim(rawValue: claim.key)]
-                    return value.map { "\($0)" } == claim.value
-                        || (value as? [Any])?.contains { "\($0)" == claim.value } == true
-                }
-        }.sorted { $0.id < $1.id }
+        let matches = try matching(tags: tags, claims: claims).sorted { $0.id < $1.id }
         if context.wantsJSON {
             try context.console.json(matches.map { describe($0, isDefault: $0.id == defaultID) })
         } else {
@@ -74,6 +67,23 @@ enum TokenCommands {
                 context.console.out("\(metadata.id == defaultID ? "*" : " ") \(metadata.id)  \(who)  \(tagText)")
             }
         }
+    }
+
+    /// The tokens with all of `tags` and `claims`: the vault's index answers the tags, or else the
+    /// first indexed claim, so only the candidates it names are compared in full.
+    private static func matching(tags: [String: String], claims: [String: String]) throws -> [Token.Metadata] {
+        let storage = Credential.tokenStorage
+        let candidates: [Token.Metadata]
+        if !tags.isEmpty {
+            candidates = try storage.metadata(taggedWith: tags)
+        } else if let claim = claims.sorted(by: { $0.key < $1.key }).first(where: {
+            Token.Metadata.indexedClaims.contains($0.key)
+        }) ?? claims.first {
+            candidates = try storage.metadata(claim: claim.key, equals: claim.value)
+        } else {
+            candidates = try storage.allMetadata()
+        }
+        return candidates.filter { metadata in claims.allSatisfy { metadata.claim($0.key, equals: $0.value) } }
     }
 
     static func show(_ arguments: ParsedArguments, _ context: CommandContext) async throws {

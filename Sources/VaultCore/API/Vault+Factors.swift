@@ -89,7 +89,7 @@ extension Vault {
                     continue
                 }
                 let resealed = ItemEnvelope(
-                    name: envelope.name, metadata: envelope.metadata,
+                    name: envelope.name, metadata: envelope.metadata, terms: envelope.terms,
                     content: .accessControlled(try secret.resealing(factor, from: old, to: newPublicKey)))
                 try transaction.replace(
                     row,

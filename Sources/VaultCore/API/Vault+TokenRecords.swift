@@ -22,14 +22,15 @@ package struct TokenRecordMetadata: Sendable {
 /// scope (``VaultError/accessDenied(_:)`` otherwise). The default token id is vault-wide: a scoped
 /// unlock neither reads nor sets it, since it would name, or let it replace, another group's token.
 extension Vault {
-    /// Stores a new token record; in the same transaction it becomes the default when
-    /// `defaultIfNone` and there is none. Through a scoped unlock it never becomes the default.
+    /// Stores a new token record, indexed under `terms`; in the same transaction it becomes the
+    /// default when `defaultIfNone` and there is none. Through a scoped unlock it never becomes the
+    /// default.
     ///
     /// - Returns: Whether it became the default.
     /// - Throws: ``VaultError/alreadyExists(_:)`` when the id is stored, and what
     ///   ``set(_:for:)`` throws for the policy.
     package func insertTokenRecord(
-        id: String, metadata: [UInt8], secret: [UInt8], policy: VaultPolicy, defaultIfNone: Bool
+        id: String, metadata: [UInt8], terms: [IndexTerm], secret: [UInt8], policy: VaultPolicy, defaultIfNone: Bool
     ) throws -> Bool {
         if let group = policy.accessGroup { try Self.checkGroupName(group) }
         let device = policy.accessibility.isDeviceBound ? try deviceSecret(creating: true) : nil
@@ -39,8 +40,8 @@ extension Vault {
                 throw VaultError.alreadyExists("a token with this id")
             }
             try storeItem(
-                ItemContent(name: id, metadata: metadata, value: secret), kind: .token, lookup: lookup, policy: policy,
-                device: device, replacing: nil, in: &transaction)
+                ItemContent(name: id, metadata: metadata, value: secret, terms: terms), kind: .token, lookup: lookup,
+                policy: policy, device: device, replacing: nil, in: &transaction)
             guard defaultIfNone, transaction.keys.scope == nil, try defaultTokenID(in: transaction) == nil else {
                 return false
             }
@@ -49,9 +50,9 @@ extension Vault {
         }
     }
 
-    /// Rewrites a token record's metadata, and its token when `secret` is given (a refresh), in one
-    /// transaction, if the record is still at `expectedVersion`. Without a secret the sealed token
-    /// (and its access control) is kept as it is, so changing tags needs no proof.
+    /// Rewrites a token record's metadata and index terms, and its token when `secret` is given (a
+    /// refresh), in one transaction, if the record is still at `expectedVersion`. Without a secret the
+    /// sealed token (and its access control) is kept as it is, so changing tags needs no proof.
     ///
     /// - Returns: The record's new version.
     /// - Throws: ``VaultError/notFound(_:)`` when the id is not stored, ``VaultError/conflict(_:)``
@@ -59,7 +60,7 @@ extension Vault {
     ///   ``VaultError/accessDenied(_:)`` for a token of a group outside a scoped unlock.
     @discardableResult
     package func updateTokenRecord(
-        id: String, metadata: [UInt8], secret: [UInt8]?, expectedVersion: UInt64
+        id: String, metadata: [UInt8], terms: [IndexTerm], secret: [UInt8]?, expectedVersion: UInt64
     ) throws -> UInt64 {
         try write { transaction in
             let lookup = tokenLookup(id, transaction.keys)
@@ -67,12 +68,14 @@ extension Vault {
                 throw VaultError.notFound("a token with this id")
             }
             let groups = try candidateGroups(in: transaction.records, keys: transaction.keys)
-            let policy = try openToken(existing, groups: groups, keys: transaction.keys).domain.policy
+            let (previous, domain) = try openToken(existing, groups: groups, keys: transaction.keys)
             try Self.check(existing, expectedVersion: expectedVersion)
+            let policy = domain.policy
             let device = policy.accessibility.isDeviceBound ? try deviceSecret(creating: false) : nil
             try storeItem(
-                ItemContent(name: id, metadata: metadata, value: secret), kind: .token, lookup: lookup, policy: policy,
-                device: device, replacing: existing, existingGroups: groups, in: &transaction)
+                ItemContent(name: id, metadata: metadata, value: secret, terms: terms), kind: .token, lookup: lookup,
+                policy: policy, device: device, replacing: existing, replacedTerms: previous.terms,
+                existingGroups: groups, in: &transaction)
             return existing.version + 1
         }
     }
@@ -148,9 +151,12 @@ extension Vault {
         try write { transaction in
             if let existing = try transaction.row(lookup: tokenLookup(id, transaction.keys)) {
                 let groups = try candidateGroups(in: transaction.records, keys: transaction.keys)
-                _ = try openToken(existing, groups: groups, keys: transaction.keys)
+                let (envelope, domain) = try openToken(existing, groups: groups, keys: transaction.keys)
                 if let expectedVersion { try Self.check(existing, expectedVersion: expectedVersion) }
                 try transaction.delete(existing)
+                if let terms = envelope.terms {
+                    try transaction.reindex(recordID: existing.id, from: terms, to: [], group: domain.accessGroup)
+                }
             } else if expectedVersion != nil {
                 throw VaultError.conflict("the token record was removed")
             }
@@ -208,7 +214,7 @@ extension Vault {
         }
     }
 
-    private func openToken(_ row: RecordRow, groups: [String?], keys: KeyRing) throws -> (
+    func openToken(_ row: RecordRow, groups: [String?], keys: KeyRing) throws -> (
         envelope: ItemEnvelope, domain: Domain
     ) {
         guard row.kind == .token else { throw VaultError.integrity("a look-up tag points at another kind of record") }

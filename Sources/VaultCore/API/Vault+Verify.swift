@@ -12,6 +12,10 @@ extension Vault {
     /// checks its own groups' digests only. Records whose keys this unlock does not hold (classes
     /// whose session ended, items bound to another device) are covered by the digests only.
     ///
+    /// In a format version 3 vault the index is rebuilt from the sealed terms of every token record
+    /// this unlock opens and compared with the stored one: a missing entry (a record indexed look-ups
+    /// would not find) is reported, and with full access so is an entry no record accounts for.
+    ///
     /// The file's structure is checked first (SQLite's `PRAGMA integrity_check`): a damaged
     /// b-tree or index page can hide a record from lookups by name while a full scan, and so the
     /// digest, still finds it.
@@ -28,24 +32,35 @@ extension Vault {
             let groups = try candidateGroups(in: records, keys: keys)
             let scopes = keys.scopes(of: groups)
             let digests = try ScopedDigests(rows: rows, slots: slots, keys: keys, groups: scopes)
+            let format = try VaultSchema.formatVersion(db)
+            var index = IndexCheck()
             var authenticated = 0
             var failed = 0
             for row in rows {
                 guard let key = try? sealingKey(of: row, groups: groups, scopes: scopes, keys: keys, device: device)
-                else { continue }
+                else {
+                    if row.kind == .token { index.unopenedRecords += 1 }
+                    continue
+                }
+                let plaintext: [UInt8]
                 do {
-                    _ = try row.open(key: key, vaultID: vaultID)
+                    plaintext = try row.open(key: key, vaultID: vaultID)
                     authenticated += 1
                 } catch {
                     failed += 1
+                    continue
+                }
+                if format >= 3, row.kind == .token {
+                    try index.expect(row, plaintext: plaintext, groups: groups, keys: keys, device: device)
                 }
             }
             if failed > 0 {
                 throw VaultError.integrity("\(failed) of \(rows.count) records failed authentication")
             }
             let generations = try digests.check(in: records, keys: keys, groups: scopes, vaultID: vaultID)
+            if format >= 3 { try index.compare(with: records.indexEntries(), fullAccess: keys.scope == nil) }
             return VaultReport(
-                formatVersion: VaultFormat.currentVersion, keySlotCount: slotRows, recordCount: rows.count,
+                formatVersion: format, keySlotCount: slotRows, recordCount: rows.count,
                 authenticatedRecordCount: authenticated,
                 generation: generations[[]] ?? generations.values.max() ?? 0)
         }
@@ -69,6 +84,38 @@ extension Vault {
             return try keys.key(for: domain, device: device)
         }
         return nil
+    }
+}
+
+/// The index as the sealed terms of the token records say it should be, against the stored one.
+private struct IndexCheck {
+    /// Term hash followed by record id, for each entry the records account for.
+    private var expected: Set<[UInt8]> = []
+    /// Token records this unlock could not open: their entries cannot be accounted for.
+    var unopenedRecords = 0
+
+    mutating func expect(
+        _ row: RecordRow, plaintext: [UInt8], groups: [String?], keys: KeyRing, device: DeviceSecret?
+    ) throws {
+        guard let terms = try ItemEnvelope(decoding: plaintext).terms,
+            let domain = try row.domain(among: groups.filter(keys.isInScope), keys: keys, device: device)
+        else { return }
+        let key = try keys.indexKey(forGroup: domain.accessGroup)
+        for term in terms { expected.insert(term.hash(key: key) + row.id) }
+    }
+
+    func compare(with stored: [(term: [UInt8], recordID: [UInt8])], fullAccess: Bool) throws {
+        let entries = Set(stored.map { $0.term + $0.recordID })
+        let missing = expected.subtracting(entries).count
+        if missing > 0 {
+            throw VaultError.integrity(
+                "\(missing) index entries are missing: look-ups by tag or claim would not find every token")
+        }
+        guard fullAccess, unopenedRecords == 0 else { return }
+        let unexplained = entries.subtracting(expected).count
+        if unexplained > 0 {
+            throw VaultError.integrity("\(unexplained) index entries belong to no token record")
+        }
     }
 }
 

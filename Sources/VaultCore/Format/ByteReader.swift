@@ -9,6 +9,9 @@ struct ByteReader {
 
     var isAtEnd: Bool { offset == bytes.count }
 
+    /// How many bytes are left to read.
+    var remainingCount: Int { bytes.count - offset }
+
     mutating func read<Integer: FixedWidthInteger>(_: Integer.Type) throws -> Integer {
         let size = MemoryLayout<Integer>.size
         guard bytes.count - offset >= size else { throw Self.malformed }

@@ -1,8 +1,13 @@
 /// Constants of the on-disk format. See SECURITY.md, "File format".
 enum VaultFormat {
-    /// The format this library writes. Files with a larger number are refused; version 1 files are
-    /// migrated by the first unlock (see ``VaultMigration``).
-    static let currentVersion = 2
+    /// The format this library writes. Files with a larger number are refused. Version 1 files are
+    /// migrated to version 2 by the first unlock (see ``VaultMigration``); version 2 files to
+    /// version 3, which indexes token records and seals them in the compact encoding, by the first
+    /// full-access use of their tokens (see ``Vault/upgradeTokenRecords(_:)``).
+    static let currentVersion = 3
+    /// The layout of the associated data of records and digests: unchanged since format version 2,
+    /// so a version 3 upgrade re-seals only the token records it re-encodes.
+    static let sealingVersion = 2
     /// SQLite's `application_id` for vault files: "TVLT".
     static let applicationID: Int32 = 0x5456_4C54
     /// Length of vault, slot and record ids.

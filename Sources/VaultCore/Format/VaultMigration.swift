@@ -71,11 +71,11 @@ enum VaultMigration {
             [nil] + (try GroupDirectory.groups(in: records, keys: ring, vaultID: vaultID, format: 1)).sorted()
         let migrated = try RecordReseal(
             vaultID: vaultID, old: ring, oldFormat: 1, new: ring, device: device, keepsPasscodeItems: true,
-            groups: groups, slotIDs: [legacy.id], droppedSlotIDs: []
+            groups: groups, slotIDs: [legacy.id], droppedSlotIDs: [], reindexes: false
         ).run(rows, in: records, onlyMetadata: true)
         try KeySlot.delete(id: legacy.id, from: db)
         try slot.insert(into: db)
-        try VaultSchema.writeHeader(formatVersion: VaultFormat.currentVersion, epoch: ring.epoch, db)
+        try VaultSchema.writeHeader(formatVersion: 2, epoch: ring.epoch, db)
         let scopes = ring.scopes(of: groups)
         try ScopedDigests(rows: migrated, slots: KeySlot.all(in: db), keys: ring, groups: scopes)
             .storeAll(into: records, generations: [[]: generation + 1], keys: ring, groups: scopes, vaultID: vaultID)

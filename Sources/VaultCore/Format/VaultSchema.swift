@@ -3,7 +3,7 @@ import VaultStorage
 /// Creates the tables of a new vault and reads (and prepares for migration) the header of an
 /// existing one.
 enum VaultSchema {
-    /// Version 2. Every column except ids, kinds, versions, epochs, scope ids, KDF costs, slot public
+    /// Version 3. Every column except ids, kinds, versions, epochs, scope ids, KDF costs, slot public
     /// keys and sizes is sealed.
     static let createStatements = """
         PRAGMA application_id = \(VaultFormat.applicationID);
@@ -42,7 +42,32 @@ enum VaultSchema {
             sealed BLOB NOT NULL
         );
         \(groupIntegrityTable)
+        \(indexTable)
         """
+
+    /// The index of token records (format version 3): one row per keyed hash of an index term and
+    /// record. A look-up reads the rows of one term, in record id order.
+    private static let indexTable = """
+        CREATE TABLE record_index (
+            term BLOB NOT NULL CHECK (length(term) = \(IndexTerm.hashByteCount)),
+            record_id BLOB NOT NULL,
+            PRIMARY KEY (term, record_id)
+        ) WITHOUT ROWID;
+        """
+
+    /// Adds the index table to a version 2 file, inside the transaction that upgrades it to version 3.
+    static func addIndexTable(_ db: SQLiteConnection) throws {
+        try db.execute(indexTable)
+    }
+
+    /// The file's format version, as its header says.
+    static func formatVersion(_ db: SQLiteConnection) throws -> Int {
+        guard
+            let version = try db.queryFirst(
+                "SELECT format_version FROM vault_header WHERE singleton = 1", row: { Int($0.integer(0)) })
+        else { throw VaultError.integrity("the vault header is missing") }
+        return version
+    }
 
     /// One sealed digest per access group in use, keyed by the group's scope id.
     private static let groupIntegrityTable = """

@@ -164,6 +164,14 @@ final class KeyRing: Sendable {
         try scopedKey(group, vaultWide: vaultMetadataKey, granted: groupMetadataKeys, label: "group metadata")
     }
 
+    /// The key of `group`'s index terms (or the vault-wide records' for `nil`): derived from the
+    /// group's metadata key, so exactly the unlocks that read the group's metadata can query it.
+    ///
+    /// - Throws: ``VaultError/accessDenied(_:)`` for a scope this unlock does not hold.
+    func indexKey(forGroup group: String?) throws -> SymmetricKey {
+        BLAKE2b.deriveKey(from: Array("TVindex1".utf8), key: try metadataKey(forGroup: group))
+    }
+
     /// The key that seals enrolled-factor records.
     ///
     /// - Throws: ``VaultError/accessDenied(_:)`` for a scoped slot granted before factor keys were

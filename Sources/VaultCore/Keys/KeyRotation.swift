@@ -36,6 +36,7 @@ struct KeyRotation {
             throw VaultError.storage("another process changed the key slots meanwhile; try again")
         }
         let records = SQLiteRecordStore(db)
+        let format = try VaultSchema.formatVersion(db)
         let slots = try KeySlot.all(in: db)
         let rows = try records.rows()
         let groups = [nil] + (try GroupDirectory.groups(in: records, keys: current, vaultID: vaultID)).sorted()
@@ -83,8 +84,9 @@ struct KeyRotation {
                 passcodeRoot: hasPassphraseSlot ? SymmetricKey(randomByteCount: 32) : nil),
             epoch: current.epoch + 1)
         var newRows = try RecordReseal(
-            vaultID: vaultID, old: current, oldFormat: VaultFormat.currentVersion, new: next, device: device,
-            keepsPasscodeItems: hasPassphraseSlot, groups: groups, slotIDs: slots.map(\.id), droppedSlotIDs: removing
+            vaultID: vaultID, old: current, oldFormat: VaultFormat.sealingVersion, new: next, device: device,
+            keepsPasscodeItems: hasPassphraseSlot, groups: groups, slotIDs: slots.map(\.id), droppedSlotIDs: removing,
+            reindexes: format >= 3
         ).run(rows, in: records, onlyMetadata: false)
         for added in adding {
             guard let groups = added.groups else { continue }
@@ -107,7 +109,7 @@ struct KeyRotation {
             try granted.insert(into: db)
             newSlots.append(granted)
         }
-        try VaultSchema.writeHeader(formatVersion: VaultFormat.currentVersion, epoch: next.epoch, db)
+        try VaultSchema.writeHeader(formatVersion: format, epoch: next.epoch, db)
         let newScopes = next.scopes(of: groups)
         var nextGenerations: [[UInt8]: UInt64] = [[]: (generations[[]] ?? 0) + 1]
         for (scope, group) in oldScopes {

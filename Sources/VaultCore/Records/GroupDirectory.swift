@@ -7,7 +7,7 @@ enum GroupDirectory {
 
     /// The directory's groups.
     static func groups(
-        in records: any RecordReader, keys: KeyRing, vaultID: [UInt8], format: Int = VaultFormat.currentVersion
+        in records: any RecordReader, keys: KeyRing, vaultID: [UInt8], format: Int = VaultFormat.sealingVersion
     ) throws -> Set<String> {
         guard let row = try records.row(lookup: lookup(keys)) else { return [] }
         return try decode(row.open(key: keys.metadataKey(forGroup: nil), vaultID: vaultID, format: format))

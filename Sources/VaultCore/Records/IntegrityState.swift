@@ -13,7 +13,7 @@ struct IntegrityState {
 
     /// Binds the digest to its vault, format, key epoch and scope.
     static func associatedData(
-        vaultID: [UInt8], epoch: UInt64, scope: [UInt8]?, format: Int = VaultFormat.currentVersion
+        vaultID: [UInt8], epoch: UInt64, scope: [UInt8]?, format: Int = VaultFormat.sealingVersion
     ) -> [UInt8] {
         var writer = ByteWriter()
         writer.append(raw: VaultFormat.Tag.integrity)
@@ -30,7 +30,7 @@ struct IntegrityState {
     /// The stored digest of `scope` (`nil`: vault-wide), or `nil` when a group has none yet.
     static func load(
         from store: any RecordReader, scope: [UInt8]?, key: SymmetricKey, epoch: UInt64, vaultID: [UInt8],
-        format: Int = VaultFormat.currentVersion
+        format: Int = VaultFormat.sealingVersion
     ) throws -> IntegrityState? {
         let sealed = try store.sealedDigest(scope: scope)
         if scope == nil, sealed == nil { throw VaultError.integrity("the integrity digest is missing") }
@@ -123,7 +123,7 @@ extension ScopedDigests {
     /// - Throws: ``VaultError/integrity(_:)`` naming what does not match.
     func check(
         in store: any RecordReader, keys: KeyRing, groups: [[UInt8]: String], vaultID: [UInt8],
-        format: Int = VaultFormat.currentVersion
+        format: Int = VaultFormat.sealingVersion
     ) throws -> [[UInt8]: UInt64] {
         var scopes: [[UInt8]?] = keys.scope == nil ? [nil] : []
         if format >= 2 { scopes += groups.keys.filter { keys.isInScope(groups[$0]) }.map(Optional.some) }

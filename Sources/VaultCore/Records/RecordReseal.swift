@@ -22,6 +22,9 @@ struct RecordReseal {
     let slotIDs: [[UInt8]]
     /// Slots that are going away: their scope rows go with them.
     let droppedSlotIDs: Set<[UInt8]>
+    /// Whether the file has an index (format version 3): every token record is then filed again
+    /// under the new keys' index terms.
+    let reindexes: Bool
 
     /// Re-seals every row (or only the metadata rows) and writes them.
     ///
@@ -39,6 +42,7 @@ struct RecordReseal {
         var result: [RecordRow] = []
         result.reserveCapacity(rows.count)
         var metadataRows: [RecordRow] = []
+        if reindexes { try records.removeAllIndexEntries() }
         for row in rows {
             if row.kind.isMetadata {
                 metadataRows.append(row)
@@ -58,12 +62,16 @@ struct RecordReseal {
                 result.append(scoped)
                 continue
             }
-            guard let (resealed, name, group) = try resealItem(row, groups: groups) else {
+            guard let (resealed, envelope, group) = try resealItem(row, groups: groups) else {
                 try records.delete(row)
                 continue
             }
-            if row.kind == .token { tokenIDs.append((name, group)) }
+            if row.kind == .token { tokenIDs.append((envelope.name, group)) }
             try records.update(resealed, expectedVersion: row.version)
+            if reindexes, let terms = envelope.terms, !terms.isEmpty {
+                let key = try new.indexKey(forGroup: group)
+                try records.addIndexEntries(terms.map { $0.hash(key: key) }, recordID: row.id)
+            }
             result.append(resealed)
         }
         let leaseNames = Dictionary(
@@ -108,7 +116,7 @@ struct RecordReseal {
         return (envelope, domain)
     }
 
-    private func resealItem(_ row: RecordRow, groups: [String?]) throws -> (RecordRow, String, String?)? {
+    private func resealItem(_ row: RecordRow, groups: [String?]) throws -> (RecordRow, ItemEnvelope, String?)? {
         let (envelope, domain) = try openItem(row, groups: groups)
         if domain.accessibility.needsPasscode && !keepsPasscodeItems { return nil }
         let lookupGroup = row.kind == .token ? nil : domain.accessGroup
@@ -117,7 +125,7 @@ struct RecordReseal {
             lookup: new.lookup(kind: row.kind, accessGroup: lookupGroup, name: envelope.name),
             domainID: new.id(of: domain, device: device), policyCode: row.policyCode, version: row.version + 1,
             scope: new.scopeID(of: domain.accessGroup), key: new.key(for: domain, device: device), vaultID: vaultID)
-        return (resealed, envelope.name, domain.accessGroup)
+        return (resealed, envelope, domain.accessGroup)
     }
 
     /// The key a metadata row was sealed with under `keys`: before format version 2, every metadata

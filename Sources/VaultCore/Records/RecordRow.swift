@@ -26,7 +26,7 @@ package struct RecordRow: Equatable {
     /// From format version 2, metadata rows also bind their look-up tag, so a metadata row moved under
     /// another name (the default token id swapped with a lease, say) fails to open at once. Item rows
     /// keep the version 1 layout: their name is sealed inside and checked against the tag on every read.
-    func associatedData(vaultID: [UInt8], format: Int = VaultFormat.currentVersion) -> [UInt8] {
+    func associatedData(vaultID: [UInt8], format: Int = VaultFormat.sealingVersion) -> [UInt8] {
         let bindsLookup = kind.isMetadata && format >= 2
         var writer = ByteWriter(reservingCapacity: 136)
         writer.append(raw: VaultFormat.Tag.record)
@@ -66,7 +66,7 @@ package struct RecordRow: Equatable {
     /// Opens the blob with `key`.
     ///
     /// - Throws: ``VaultError/integrity(_:)`` when the row was tampered with, moved or swapped.
-    func open(key: SymmetricKey, vaultID: [UInt8], format: Int = VaultFormat.currentVersion) throws -> [UInt8] {
+    func open(key: SymmetricKey, vaultID: [UInt8], format: Int = VaultFormat.sealingVersion) throws -> [UInt8] {
         do {
             let box = try XChaCha20Poly1305.SealedBox(combined: sealed)
             return try XChaCha20Poly1305.open(

@@ -1,5 +1,5 @@
-/// Where a vault's records and their sealed integrity digests are read and written: the one owner
-/// of the `records`, `integrity` and `group_integrity` tables.
+/// Where a vault's records, their index and their sealed integrity digests are read and written:
+/// the one owner of the `records`, `record_index`, `integrity` and `group_integrity` tables.
 ///
 /// A store deals in rows and opaque bytes only. It never seals, opens or hashes anything, and never
 /// sees a key: sealing is ``RecordRow``'s job, and keeping the digests in step with the rows is
@@ -33,6 +33,29 @@ package protocol RecordStore: RecordReader {
     /// - Throws: ``VaultError/conflict(_:)`` when the row is at another version or gone; storage
     ///   errors.
     func delete(_ row: RecordRow) throws
+
+    // MARK: Index
+
+    /// Files a record under keyed term hashes.
+    ///
+    /// - Parameters:
+    ///   - terms: The keyed hashes of the record's index terms.
+    ///   - recordID: The record's id.
+    /// - Throws: Storage errors.
+    func addIndexEntries(_ terms: [[UInt8]], recordID: [UInt8]) throws
+
+    /// Removes a record's entries under `terms` (entries that are not there are ignored).
+    ///
+    /// - Parameters:
+    ///   - terms: The keyed hashes the record was filed under.
+    ///   - recordID: The record's id.
+    /// - Throws: Storage errors.
+    func removeIndexEntries(_ terms: [[UInt8]], recordID: [UInt8]) throws
+
+    /// Empties the index, before a key rotation files every record again under its new keys.
+    ///
+    /// - Throws: Storage errors.
+    func removeAllIndexEntries() throws
 
     // MARK: Sealed digests
 
@@ -74,6 +97,27 @@ package protocol RecordReader {
     /// - Returns: The rows.
     /// - Throws: ``VaultError/integrity(_:)`` for a row of unknown kind; storage errors.
     func rows(kind: RecordKind) throws -> [RecordRow]
+
+    /// The row with a record id.
+    ///
+    /// - Parameter id: The record id.
+    /// - Returns: The row, or `nil` when there is none.
+    /// - Throws: ``VaultError/integrity(_:)`` for a row of unknown kind; storage errors.
+    func row(id: [UInt8]) throws -> RecordRow?
+
+    /// The ids of the records filed under a keyed term hash, in record id order.
+    ///
+    /// - Parameter term: The keyed hash of an index term.
+    /// - Returns: The record ids (some may name records since deleted or moved, which the caller
+    ///   tells by opening them).
+    /// - Throws: Storage errors.
+    func recordIDs(term: [UInt8]) throws -> [[UInt8]]
+
+    /// Every index entry, for ``Vault/verify()``.
+    ///
+    /// - Returns: The term hash and record id of each entry.
+    /// - Throws: Storage errors.
+    func indexEntries() throws -> [(term: [UInt8], recordID: [UInt8])]
 
     /// How many rows of one kind there are and how many sealed bytes they hold, from clear columns
     /// only (no key needed).

@@ -16,6 +16,8 @@ struct RecordTransaction {
     private let db: SQLiteConnection
     let keys: KeyRing
     let vaultID: [UInt8]
+    /// The file's format version: from 3, token records are indexed.
+    let format: Int
     /// The digests loaded so far, by scope id (empty: vault-wide).
     private var states: [[UInt8]: IntegrityState] = [:]
     /// The group of each scope id this transaction has met.
@@ -27,6 +29,7 @@ struct RecordTransaction {
         self.store = SQLiteRecordStore(db)
         self.keys = keys
         self.vaultID = vaultID
+        self.format = try VaultSchema.formatVersion(db)
     }
 
     func row(lookup: [UInt8]) throws -> RecordRow? {
@@ -72,6 +75,18 @@ struct RecordTransaction {
     mutating func delete(_ row: RecordRow) throws {
         try store.delete(row)
         try subtract(row)
+    }
+
+    /// Moves a record's index entries from `old` terms to `new` ones, hashed with `group`'s index
+    /// key. The index is derived from the sealed terms, so it is outside the digests: a query opens
+    /// every match, and ``Vault/verify()`` rebuilds the index to compare.
+    func reindex(recordID: [UInt8], from old: [IndexTerm], to new: [IndexTerm], group: String?) throws {
+        let removed = Set(old).subtracting(new)
+        let added = Set(new).subtracting(old)
+        guard !removed.isEmpty || !added.isEmpty else { return }
+        let key = try keys.indexKey(forGroup: group)
+        try store.removeIndexEntries(removed.map { $0.hash(key: key) }, recordID: recordID)
+        try store.addIndexEntries(added.map { $0.hash(key: key) }, recordID: recordID)
     }
 
     mutating func insertSlot(_ slot: KeySlot) throws {

@@ -1,7 +1,7 @@
 import VaultStorage
 
 /// The record store of a vault file: every statement that reads or writes the `records`,
-/// `integrity` and `group_integrity` tables is in this file.
+/// `record_index`, `integrity` and `group_integrity` tables is in this file.
 ///
 /// It wraps one connection inside one transaction, so, like the connection, it is not `Sendable`.
 package struct SQLiteRecordStore: RecordStore {
@@ -21,6 +21,11 @@ package struct SQLiteRecordStore: RecordStore {
     /// The row filed under a look-up tag (the `lookup` column is unique).
     package func row(lookup: [UInt8]) throws -> RecordRow? {
         try db.queryFirst("SELECT \(Self.columns) FROM records WHERE lookup = ?", [.blob(lookup)], row: Self.row)
+    }
+
+    /// The row with a record id (the primary key).
+    package func row(id: [UInt8]) throws -> RecordRow? {
+        try db.queryFirst("SELECT \(Self.columns) FROM records WHERE record_id = ?", [.blob(id)], row: Self.row)
     }
 
     /// Every row, in record id order (the table's own order, so no sort).
@@ -67,6 +72,37 @@ package struct SQLiteRecordStore: RecordStore {
         guard db.changes == 1 else {
             throw VaultError.conflict("the record was changed or removed since it was read")
         }
+    }
+
+    // MARK: Index
+
+    /// The entries of one term: a range of the primary key, already in record id order.
+    package func recordIDs(term: [UInt8]) throws -> [[UInt8]] {
+        try db.query("SELECT record_id FROM record_index WHERE term = ?", [.blob(term)]) { $0.blob(0) }
+    }
+
+    /// Every entry, in key order.
+    package func indexEntries() throws -> [(term: [UInt8], recordID: [UInt8])] {
+        try db.query("SELECT term, record_id FROM record_index") { ($0.blob(0), $0.blob(1)) }
+    }
+
+    /// One insert per term; a term the record is already filed under stays as it is.
+    package func addIndexEntries(_ terms: [[UInt8]], recordID: [UInt8]) throws {
+        for term in terms {
+            try db.run("INSERT OR IGNORE INTO record_index (term, record_id) VALUES (?, ?)", [.blob(term), .blob(recordID)])
+        }
+    }
+
+    /// One delete per term, each a primary-key look-up.
+    package func removeIndexEntries(_ terms: [[UInt8]], recordID: [UInt8]) throws {
+        for term in terms {
+            try db.run("DELETE FROM record_index WHERE term = ? AND record_id = ?", [.blob(term), .blob(recordID)])
+        }
+    }
+
+    /// Empties `record_index`.
+    package func removeAllIndexEntries() throws {
+        try db.run("DELETE FROM record_index", [])
     }
 
     // MARK: Sealed digests
