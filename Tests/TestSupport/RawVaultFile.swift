@@ -143,6 +143,13 @@ public final class RawVaultFile: Sendable {
         }
     }
 
+    /// Every entry of the token index: a term's keyed hash and the record filed under it.
+    public func indexEntries() throws -> [(term: [UInt8], recordID: [UInt8])] {
+        try database.read { db in
+            try db.query("SELECT term, record_id FROM record_index ORDER BY term, record_id") { ($0.blob(0), $0.blob(1)) }
+        }
+    }
+
     /// Reads one integer.
     public func integer(_ sql: String) throws -> Int64? {
         try database.read { db in try db.queryFirst(sql) { $0.integer(0) } }

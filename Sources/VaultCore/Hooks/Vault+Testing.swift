@@ -65,3 +65,11 @@ extension Vault {
         }
     }
 }
+
+extension Vault {
+    /// The record id of token `id` (the row its look-up tag names), to tamper with that row or its
+    /// index entries in a test; `nil` when it is not stored.
+    package func tokenRecordIDForTesting(_ id: String) throws -> [UInt8]? {
+        try read { records, keys in try records.row(lookup: keys.lookup(kind: .token, accessGroup: nil, name: id))?.id }
+    }
+}
