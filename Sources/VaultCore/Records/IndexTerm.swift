@@ -41,9 +41,13 @@ package struct IndexTerm: Hashable, Sendable {
         writer.append(lengthPrefixed: Array(value.utf8))
     }
 
-    /// Reads a term written by ``write(to:)``.
+    /// Reads a term written by ``write(to:)``. Both strings must be valid UTF-8: a term that read
+    /// back changed would hash to another entry than the one it was filed under.
     init(reading reader: inout ByteReader) throws {
-        field = String(decoding: try reader.readLengthPrefixed(), as: UTF8.self)
-        value = String(decoding: try reader.readLengthPrefixed(), as: UTF8.self)
+        guard let field = String(validating: try reader.readLengthPrefixed(), as: UTF8.self),
+            let value = String(validating: try reader.readLengthPrefixed(), as: UTF8.self)
+        else { throw VaultError.integrity("an index term is not UTF-8") }
+        self.field = field
+        self.value = value
     }
 }
