@@ -75,6 +75,21 @@ package protocol RecordReader {
     /// - Throws: ``VaultError/integrity(_:)`` for a row of unknown kind; storage errors.
     func rows(kind: RecordKind) throws -> [RecordRow]
 
+    /// The row with a record id.
+    ///
+    /// - Parameter id: The record id.
+    /// - Returns: The row, or `nil` when no row has that id.
+    /// - Throws: ``VaultError/integrity(_:)`` for a row of unknown kind; storage errors.
+    func row(id: [UInt8]) throws -> RecordRow?
+
+    /// The id and version of every row of one kind, in record id order, from clear columns only: what
+    /// a cache of opened rows compares with to open only the rows that are new or changed.
+    ///
+    /// - Parameter kind: The kind of rows to list.
+    /// - Returns: The ids and versions.
+    /// - Throws: Storage errors.
+    func versions(kind: RecordKind) throws -> [(id: [UInt8], version: UInt64)]
+
     /// How many rows of one kind there are and how many sealed bytes they hold, from clear columns
     /// only (no key needed).
     ///

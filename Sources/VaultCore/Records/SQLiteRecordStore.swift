@@ -35,6 +35,19 @@ package struct SQLiteRecordStore: RecordStore {
             row: Self.row)
     }
 
+    /// The row with a record id (the primary key).
+    package func row(id: [UInt8]) throws -> RecordRow? {
+        try db.queryFirst("SELECT \(Self.columns) FROM records WHERE record_id = ?", [.blob(id)], row: Self.row)
+    }
+
+    /// The ids and versions of one kind's rows, in record id order, without reading a sealed blob.
+    package func versions(kind: RecordKind) throws -> [(id: [UInt8], version: UInt64)] {
+        try db.query(
+            "SELECT record_id, version FROM records WHERE kind = ? ORDER BY record_id",
+            [.integer(Int64(kind.rawValue))]
+        ) { (id: $0.blob(0), version: UInt64(bitPattern: $0.integer(1))) }
+    }
+
     /// The count and sealed bytes of one kind's rows, summed by SQLite.
     package func sizes(kind: RecordKind) throws -> (count: Int, sealedByteCount: Int) {
         try db.queryFirst(
