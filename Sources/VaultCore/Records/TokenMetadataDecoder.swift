@@ -1,8 +1,9 @@
 /// Turns a token record's metadata bytes into the value a layer above works with, once per record
 /// version: ``Vault/tokenMetadata(decodedBy:)`` keeps what it returns beside the cached record.
 ///
-/// The decoder's type is the key its values are kept under, so two decoders never share (or
-/// overwrite) each other's values, even when they decode to the same type.
+/// The decoder's type is the key its values are kept under, so a decoder never gets another
+/// decoder's values, even one that decodes to the same type. The cache keeps the values of the
+/// decoder used last: two decoders used in turn decode again each time.
 package protocol TokenMetadataDecoder {
     /// What one record decodes to.
     associatedtype Decoded: Sendable
