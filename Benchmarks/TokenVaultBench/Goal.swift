@@ -46,23 +46,27 @@ struct Goal: Codable, Sendable {
                         + "for \(Format.bytes(Double(record.sealedBytes))) sealed"))
         }
         if let vault = report.vaultOperations {
-            if let large = vault.first(where: { $0.tokens >= 100_000 }) {
-                let p50 = large.findByTag.p50Ns
+            let large = vault.first(where: { $0.tokens >= 100_000 })
+            let largest = "largest vault in this run: \(Format.count(Double(vault.map(\.tokens).max() ?? 0))) tokens"
+            for (goal, limit, latency) in [
+                ("find by tag over 100k tokens under 30 ms", 30_000_000.0, large?.findByTag),
+                ("allIDs over 100k tokens under 10 ms", 10_000_000.0, large?.allIDs),
+            ] {
+                guard let large, let p50 = latency?.p50Ns else {
+                    goals.append(
+                        Goal(
+                            goal: goal, measured: "-", value: nil, limit: limit, status: .notMeasured,
+                            note: largest))
+                    continue
+                }
                 goals.append(
                     Goal(
-                        goal: "find by tag over 100k tokens under 50 ms",
-                        measured: Format.duration(nanoseconds: p50), value: p50, limit: 50_000_000,
-                        status: p50 < 50_000_000 ? .met : .missed,
-                        note: "\(Format.duration(nanoseconds: p50 / Double(large.tokens))) per stored token: "
-                            + "find opens and decodes every token record"))
-            } else {
-                goals.append(
-                    Goal(
-                        goal: "find by tag over 100k tokens under 50 ms", measured: "-", value: nil,
-                        limit: 50_000_000, status: .notMeasured,
-                        note:
-                            "largest vault in this run: \(Format.count(Double(vault.map(\.tokens).max() ?? 0))) tokens"
-                    ))
+                        goal: goal, measured: Format.duration(nanoseconds: p50), value: p50, limit: limit,
+                        status: p50 < limit ? .met : .missed,
+                        note: "\(Format.duration(nanoseconds: p50 / Double(large.tokens))) per stored token, "
+                            + "from the unlock's metadata cache; the first call after an unlock opens and decodes "
+                            + "every token record (reopen + first find: "
+                            + "\(Format.duration(nanoseconds: large.reopenAndFirstFind.p50Ns)))"))
             }
             if let worst = vault.max(by: { $0.storeRatio < $1.storeRatio }) {
                 goals.append(

@@ -4,8 +4,9 @@ import VaultCore
 
 /// Section 4: one on-disk vault (key-file unlock: Argon2id is section 3's) grown through the
 /// public API to each size in turn, measured at each: durable stores beside raw SQLite inserts of
-/// the same size, get by id, `find` by tag and by ID-token claim, `allIDs`, reopen + unlock +
-/// first `find`, revoking an unlock (a key rotation re-sealing every record), file size per record
+/// the same size, get by id, `find` by tag and by ID-token claim, `find` right after another
+/// connection changed one token (what keeping the unlock's metadata cache coherent costs),
+/// `allIDs`, reopen + unlock + first `find`, revoking an unlock (a key rotation re-sealing every record), file size per record
 /// and peak RSS.
 ///
 /// Growing: all but the last `sampledStores` tokens of each size are stored one by one with
@@ -32,6 +33,10 @@ struct VaultOperationsBenchmark {
         let findByTag: LatencySummary
         /// `Credential.find` on the ID token's `email` claim, one match.
         let findByClaim: LatencySummary
+        /// `Credential.find` on a tag, one match, right after a second vault instance on the file
+        /// (standing in for another process) changed one token's tags: the cache lists every
+        /// token's version and opens and decodes the changed one.
+        let findAfterOtherWrite: LatencySummary
         /// `Credential.allIDs`.
         let allIDs: LatencySummary
         /// `Vault.open` (key file) + `Credential.use` + `Credential.find` on a tag.
@@ -159,6 +164,8 @@ struct VaultOperationsBenchmark {
             let allIDs = try timed(repetitions) {
                 guard Credential.allIDs.count == ids.count else { fatalError("allIDs lists the wrong number") }
             }
+            let findAfterOtherWrite = try findAfterAnotherWrite(
+                url: url, keyFile: keyFile, ids: ids, repetitions: repetitions)
 
             // Reopen: drop every reference, then open, unlock and find.
             progress("vault \(size): reopen + unlock + first find")
@@ -191,7 +198,8 @@ struct VaultOperationsBenchmark {
                     tokens: ids.count, store: storeSummary, rawInsert: rawSummary,
                     storeRatio: rawSummary.p50Ns > 0 ? storeSummary.p50Ns / rawSummary.p50Ns : 0,
                     bulkStore: bulk.summary, getByID: getByID.summary, findByTag: findByTag, findByClaim: findByClaim,
-                    allIDs: allIDs, reopenAndFirstFind: reopen.summary, rekey: rekeySummary, rawRewrite: rawRewrite,
+                    findAfterOtherWrite: findAfterOtherWrite, allIDs: allIDs, reopenAndFirstFind: reopen.summary,
+                    rekey: rekeySummary, rawRewrite: rawRewrite,
                     rekeyRatio: rawRewrite.p50Ns > 0 ? rekeySummary.p50Ns / rawRewrite.p50Ns : 0,
                     fileBytes: ResourceUsage.fileBytes(url.path),
                     walBytes: ResourceUsage.fileBytes(url.path + "-wal"),
@@ -202,6 +210,25 @@ struct VaultOperationsBenchmark {
         }
         Credential.tokenStorage = InMemoryTokenStorage()
         return results
+    }
+
+    /// Times `find` by tag right after a second instance on the file rewrote one random token's
+    /// tags (unchanged values, a new version); the write itself is not timed.
+    private func findAfterAnotherWrite(
+        url: URL, keyFile: URL, ids: [String], repetitions: Int
+    ) throws -> LatencySummary {
+        let writer = try VaultTokenStorage(vault: Vault.open(at: url, unlock: .keyFile(keyFile)))
+        var samples = LatencySamples()
+        for _ in 0..<repetitions {
+            let index = Int.random(in: 0..<ids.count)
+            guard let stored = try writer.storedMetadata(id: ids[index]) else {
+                fatalError("a stored token is missing")
+            }
+            _ = try writer.setMetadata(stored.metadata, expectedVersion: stored.version)
+            let user = TokenFixtures.user(Int.random(in: 0..<ids.count))
+            samples.append(try Stopwatch.time { expectOne(try Credential.find { $0.tags["user"] == user }) })
+        }
+        return samples.summary
     }
 
     private func timed(_ repetitions: Int, _ body: () throws -> Void) throws -> LatencySummary {
@@ -226,6 +253,7 @@ struct VaultOperationsBenchmark {
             ("get by id: Credential.with(id:), cold", { Format.percentiles($0.getByID) }),
             ("find by tag (1 match)", { Format.percentiles($0.findByTag) }),
             ("find by claim email (1 match)", { Format.percentiles($0.findByClaim) }),
+            ("find by tag after another connection changed a token", { Format.percentiles($0.findAfterOtherWrite) }),
             ("allIDs", { Format.percentiles($0.allIDs) }),
             ("reopen + unlock (key file) + first find", { Format.percentiles($0.reopenAndFirstFind) }),
             ("rekey: changeUnlock, every record re-sealed", { Format.percentiles($0.rekey) }),

@@ -8,13 +8,19 @@ struct VaultSession {
         let factor: AuthenticationFactor
     }
 
-    var keys: KeyRing?
+    /// Replacing the keys (a lock, a rotation, the end of the session) replaces the token
+    /// metadata cache, which holds what the old keys opened.
+    var keys: KeyRing? {
+        didSet { if keys !== oldValue { tokenMetadata = TokenMetadataCache() } }
+    }
     var unlockedAt: Duration = .zero
     var lastActivity: Duration = .zero
     var ended = false
     var proofs: [ProofID: (keys: FactorRecord.Keys, expires: Duration)] = [:]
     /// Seals the credential layer's in-memory token copies; replaced whenever keys are wiped.
     var cacheKey: CacheKey?
+    /// The token records these keys opened, for listings.
+    var tokenMetadata = TokenMetadataCache()
 
     /// Ends the session if a timeout has passed: only the keys that outlive a session stay.
     mutating func enforceTimeouts(now: Duration, configuration: Vault.Configuration) {

@@ -11,6 +11,10 @@ package final class SQLiteConnection {
     /// checkpoint the log. Never set for a file that is not known to be ours.
     private var usesWriteAheadLog = false
     private var isClosed = false
+    /// How many write transactions ``SQLiteDatabase`` committed on this connection: what
+    /// ``changeStamp()`` adds to `PRAGMA data_version`, which does not move for a connection's own
+    /// commits.
+    var committedWriteCount: UInt64 = 0
 
     /// Page size of new files. The vault's tables are keyed by random ids without a rowid, and
     /// such a b-tree keeps a row inside its page only up to about a quarter of the page: with

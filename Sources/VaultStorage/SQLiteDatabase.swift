@@ -52,9 +52,15 @@ package final class SQLiteDatabase: Sendable {
         connection.withLock { $0.close() }
     }
 
-    /// Runs `body` in a write transaction (`BEGIN IMMEDIATE`).
+    /// Runs `body` in a write transaction (`BEGIN IMMEDIATE`), counted in the connection's
+    /// ``SQLiteChangeStamp`` once it commits.
     package func write<Result>(_ body: (SQLiteConnection) throws -> Result) throws -> Result {
-        try transaction("BEGIN IMMEDIATE", body)
+        try transaction("BEGIN IMMEDIATE") { db in
+            let result = try body(db)
+            // Counted before COMMIT runs: a commit that fails after this only makes a cache read again.
+            db.committedWriteCount &+= 1
+            return result
+        }
     }
 
     /// Runs `body` in a read transaction: one consistent snapshot.

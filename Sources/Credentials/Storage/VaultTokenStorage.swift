@@ -117,9 +117,17 @@ public final class VaultTokenStorage: TokenStorage {
 
     /// Every token's metadata this unlock can see: through an unlock scoped to access groups, the
     /// other groups' tokens are skipped.
+    ///
+    /// Served from the vault's cache of this unlock: only tokens written since the last call (by
+    /// any process) are read and decoded again.
     public func allMetadata() throws -> [Token.Metadata] {
-        try translating {
-            try vault.allTokenRecordMetadata().map { try Self.decode(Token.Metadata.self, from: $0.metadata) }
+        try translating { try vault.tokenMetadata(decodedBy: MetadataDecoder.self) }
+    }
+
+    /// Decodes a record's metadata as ``allMetadata()`` returns it.
+    private enum MetadataDecoder: TokenMetadataDecoder {
+        static func decode(_ record: TokenRecordMetadata) throws -> Token.Metadata {
+            try VaultTokenStorage.decode(Token.Metadata.self, from: record.metadata)
         }
     }
 

@@ -103,7 +103,7 @@ extension Vault {
                         return false
                     }
                 }
-                try VaultSchema.addIndexTable(db)
+                try VaultSchema.addVersion3Indexes(db)
                 try VaultSchema.writeHeader(formatVersion: 3, epoch: keys.epoch, db)
                 var transaction = try RecordTransaction(db: db, keys: keys, vaultID: vaultID)
                 for (row, envelope, domain) in opened {

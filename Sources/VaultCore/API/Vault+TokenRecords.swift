@@ -93,18 +93,9 @@ extension Vault {
     /// The metadata of every token record this unlock can see. Records of access groups outside a
     /// scoped unlock and records bound to another device are not listed; a record whose class is
     /// locked makes the whole call fail with ``VaultError/locked`` rather than return a shorter list.
+    /// Served from the unlock's cache: only records written since the last listing are opened.
     package func allTokenRecordMetadata() throws -> [TokenRecordMetadata] {
-        try read { records, keys in
-            let groups = try candidateGroups(in: records, keys: keys)
-            let rows = try records.rows(kind: .token)
-            return try rows.compactMap { row in
-                do {
-                    return try metadata(of: row, groups: groups, keys: keys)
-                } catch VaultError.unavailableOnThisDevice, VaultError.accessDenied {
-                    return nil
-                }
-            }
-        }
+        try listedTokenRecords().metadata
     }
 
     /// The token bytes of a record, asking `context` for the proofs its access control needs.
@@ -242,7 +233,7 @@ extension Vault {
         return try row.domain(among: groups, keys: keys, device: deviceSecret(creating: false)) != nil
     }
 
-    private func metadata(of row: RecordRow, groups: [String?], keys: KeyRing) throws -> TokenRecordMetadata {
+    func metadata(of row: RecordRow, groups: [String?], keys: KeyRing) throws -> TokenRecordMetadata {
         let (envelope, domain) = try openToken(row, groups: groups, keys: keys)
         return TokenRecordMetadata(
             id: envelope.name, metadata: envelope.metadata, policy: domain.policy, version: row.version)

@@ -36,18 +36,20 @@ enum VaultSchema {
             sealed BLOB NOT NULL,
             scope BLOB
         ) WITHOUT ROWID;
-        CREATE INDEX records_by_kind ON records (kind);
         CREATE TABLE integrity (
             singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
             sealed BLOB NOT NULL
         );
         \(groupIntegrityTable)
-        \(indexTable)
+        \(version3Indexes)
         """
 
-    /// The index of token records (format version 3): one row per keyed hash of an index term and
-    /// record. A look-up reads the rows of one term, in record id order.
-    private static let indexTable = """
+    /// The indexes of format version 3: `records_by_kind` covers the clear columns a cache of
+    /// opened rows compares (kind, id, version), so listing them reads no sealed blob; `record_index`
+    /// has one row per keyed hash of a token record's index term, and a look-up reads the rows of
+    /// one term, in record id order.
+    private static let version3Indexes = """
+        CREATE INDEX records_by_kind ON records (kind, record_id, version);
         CREATE TABLE record_index (
             term BLOB NOT NULL CHECK (length(term) = \(IndexTerm.hashByteCount)),
             record_id BLOB NOT NULL,
@@ -55,9 +57,9 @@ enum VaultSchema {
         ) WITHOUT ROWID;
         """
 
-    /// Adds the index table to a version 2 file, inside the transaction that upgrades it to version 3.
-    static func addIndexTable(_ db: SQLiteConnection) throws {
-        try db.execute(indexTable)
+    /// Adds the indexes of version 3 to a version 2 file, inside the transaction that upgrades it.
+    static func addVersion3Indexes(_ db: SQLiteConnection) throws {
+        try db.execute("DROP INDEX IF EXISTS records_by_kind;\n" + version3Indexes)
     }
 
     /// The file's format version, as its header says.

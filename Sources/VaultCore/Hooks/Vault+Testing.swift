@@ -35,6 +35,12 @@ extension Vault {
         }
     }
 
+    /// The ids of the token records the unlock session's metadata cache holds now: empty when
+    /// locked, and before the session's first listing.
+    package var cachedTokenIDsForTesting: [String] {
+        session.withLock { $0.tokenMetadata }.listedIDs
+    }
+
     /// Caps the file at `pages` database pages, so the next growing write fails exactly as on a
     /// full disk. For tests of the full-disk path only.
     package func limitFileSizeForTesting(pages: Int) throws {

@@ -119,6 +119,14 @@ package protocol RecordReader {
     /// - Throws: Storage errors.
     func indexEntries() throws -> [(term: [UInt8], recordID: [UInt8])]
 
+    /// The id and version of every row of one kind, in record id order, from clear columns only: what
+    /// a cache of opened rows compares with to open only the rows that are new or changed.
+    ///
+    /// - Parameter kind: The kind of rows to list.
+    /// - Returns: The ids and versions.
+    /// - Throws: Storage errors.
+    func versions(kind: RecordKind) throws -> [(id: [UInt8], version: UInt64)]
+
     /// How many rows of one kind there are and how many sealed bytes they hold, from clear columns
     /// only (no key needed).
     ///

@@ -1,0 +1,48 @@
+import VaultStorage
+
+/// Listing token records through the unlock session's ``TokenMetadataCache``: a listing opens only
+/// the records written since the last one, by this process or any other.
+extension Vault {
+    /// The metadata of every token record this unlock can see, as `decoder` decodes it, each record
+    /// decoded once while it stays unchanged in this unlock session.
+    ///
+    /// Lists what ``allTokenRecordMetadata()`` lists, in the same order.
+    /// - Parameter decoder: The decoder; its type is what its values are kept under.
+    /// - Returns: The decoded values.
+    /// - Throws: What ``allTokenRecordMetadata()`` throws, and what `decoder` throws.
+    package func tokenMetadata<Decoder: TokenMetadataDecoder>(
+        decodedBy decoder: Decoder.Type
+    ) throws -> [Decoder.Decoded] {
+        let (cache, metadata) = try listedTokenRecords()
+        guard let cache else { return try metadata.map(decoder.decode) }
+        return try cache.decoded(by: decoder)
+    }
+
+    /// The metadata of every token record this unlock can see, from one read snapshot, and the
+    /// cache that now holds it (`nil` when the session changed keys during the read, and nothing
+    /// was cached).
+    func listedTokenRecords() throws -> (cache: TokenMetadataCache?, metadata: [TokenRecordMetadata]) {
+        try readConnection { db, keys in
+            let records = SQLiteRecordStore(db)
+            var groups: [String?]?
+            func open(_ row: RecordRow) throws -> TokenRecordMetadata? {
+                let candidates = try groups ?? candidateGroups(in: records, keys: keys)
+                groups = candidates
+                do {
+                    return try metadata(of: row, groups: candidates, keys: keys)
+                } catch VaultError.unavailableOnThisDevice, VaultError.accessDenied {
+                    return nil
+                }
+            }
+            // Only the cache of the session that holds these keys: had a lock or a new unlock come
+            // in between, rows opened with these keys must not land in the new session's cache.
+            guard let cache = session.withLock({ $0.keys === keys ? $0.tokenMetadata : nil }) else {
+                return (nil, try records.rows(kind: .token).compactMap(open))
+            }
+            let stamp = TokenMetadataCache.Stamp(
+                changes: try db.changeStamp(), epoch: keys.epoch,
+                hasDeviceSecret: (try? deviceSecret(creating: false)) != nil)
+            return (cache, try cache.refresh(stamp: stamp, records: records, open: open))
+        }
+    }
+}

@@ -1,0 +1,190 @@
+import Locking
+import VaultStorage
+
+/// The token records one unlock session has opened, so that listing them (`find(where:)`,
+/// `allIDs`) opens only the rows that are new or changed since the last listing, and the layer
+/// above decodes each record's metadata once.
+///
+/// It belongs to the unlock session (``VaultSession``) and goes with it: ``Vault/lock()``, a new
+/// unlock, a revoked unlock, the end of the session and any other change of the session's keys
+/// start a fresh, empty cache. So it only ever holds what the current keys can read: a scoped
+/// unlock's cache holds the tokens of its groups, and after the session's classes are wiped the
+/// records of those classes are opened again, which fails with ``VaultError/locked``.
+///
+/// Each listing first compares a ``Stamp`` of the read snapshot with the one the cache was filled
+/// at. Equal stamps mean no connection committed anything since, so nothing is read. Otherwise the
+/// ids and versions of the token rows are listed from clear columns in the same snapshot, and only
+/// rows that are new or at another version are opened; rows gone are dropped.
+///
+/// The metadata is kept in ordinary memory, as every listing already returned it: unlike keys, it
+/// is not wiped, only released, when the session ends.
+final class TokenMetadataCache: Sendable {
+    /// What the cache was filled at; any difference means it may be stale.
+    struct Stamp: Equatable {
+        /// Commits by any connection move it.
+        let changes: SQLiteChangeStamp
+        /// The key epoch of the keys that opened the rows.
+        let epoch: UInt64
+        /// Whether this process had its device secret: rows bound to this device were skipped
+        /// without it, and are opened again once it is there.
+        let hasDeviceSecret: Bool
+    }
+
+    /// One token row as the cache last saw it.
+    private struct Entry {
+        let recordID: [UInt8]
+        let version: UInt64
+        /// The opened metadata; `nil` for a row this unlock does not list (another access group's
+        /// or bound to another device), kept so that it is not opened again while unchanged.
+        let metadata: TokenRecordMetadata?
+        /// What a decoder made of `metadata`.
+        var decoded: DecodedValue?
+    }
+
+    /// One record's value as decoded by the decoder type `decoder`.
+    private struct DecodedValue {
+        let decoder: ObjectIdentifier
+        let value: any Sendable
+    }
+
+    /// Every listed record's value, in listing order, as decoded by `Decoder`.
+    private final class DecodedListing<Decoder: TokenMetadataDecoder>: Sendable {
+        let values: [Decoder.Decoded]
+
+        init(_ values: [Decoder.Decoded]) {
+            self.values = values
+        }
+    }
+
+    private struct State {
+        var stamp: Stamp?
+        /// Moves whenever ``entries`` changes, so a decoding that started before is not kept.
+        var revision: UInt64 = 0
+        /// Every token row, in record id order.
+        var entries: [Entry] = []
+        /// The metadata of the listed entries, in order: what a listing returns.
+        var listed: [TokenRecordMetadata] = []
+        /// The last decoded listing, while ``entries`` has not changed.
+        var decodedListing: (any Sendable)?
+    }
+
+    private let state = Locked(State())
+
+    /// Brings the cache up to date with one read snapshot and returns the listed metadata.
+    ///
+    /// Call it inside the read transaction `records` and `stamp` come from; the caller's
+    /// transaction serialises refreshes. When it throws, the cache stays as it was.
+    /// - Parameters:
+    ///   - stamp: The snapshot's stamp.
+    ///   - records: The snapshot's records.
+    ///   - open: Opens a token row into its metadata, or `nil` for a row this unlock does not list;
+    ///     it throws for a row that makes the listing fail (a locked class, a damaged row).
+    /// - Returns: The metadata of every listed token record, in record id order.
+    /// - Throws: What `open` and `records` throw.
+    func refresh(
+        stamp: Stamp, records: any RecordReader, open: (RecordRow) throws -> TokenRecordMetadata?
+    ) throws -> [TokenRecordMetadata] {
+        let (previous, cached) = state.withLock { ($0.stamp, $0.entries) }
+        if previous == stamp { return state.withLock { $0.listed } }
+
+        var entries: [Entry]
+        var changed = true
+        if let previous, previous.epoch == stamp.epoch, !cached.isEmpty {
+            let reopenSkipped = previous.hasDeviceSecret != stamp.hasDeviceSecret
+            (entries, changed) = try Self.merge(
+                cached, with: records.versions(kind: .token), reopenSkipped: reopenSkipped, records: records,
+                open: open)
+        } else {
+            entries = try records.rows(kind: .token).map { row in
+                Entry(recordID: row.id, version: row.version, metadata: try open(row), decoded: nil)
+            }
+        }
+        return state.withLock { state in
+            state.stamp = stamp
+            if changed {
+                state.revision &+= 1
+                state.listed = entries.compactMap(\.metadata)
+                state.entries = entries
+                state.decodedListing = nil
+            }
+            return state.listed
+        }
+    }
+
+    /// The cached entries updated to `listing`: entries at the same version are kept, the rest of
+    /// the listing is opened, and entries not in the listing go. Both are in record id order.
+    ///
+    /// - Returns: The entries, and whether they differ from `cached`.
+    private static func merge(
+        _ cached: [Entry], with listing: [(id: [UInt8], version: UInt64)], reopenSkipped: Bool,
+        records: any RecordReader, open: (RecordRow) throws -> TokenRecordMetadata?
+    ) throws -> (entries: [Entry], changed: Bool) {
+        var entries: [Entry] = []
+        entries.reserveCapacity(listing.count)
+        var changed = listing.count != cached.count
+        var next = 0
+        for (id, version) in listing {
+            while next < cached.count, cached[next].recordID.lexicographicallyPrecedes(id) { next += 1 }
+            if next < cached.count, cached[next].recordID == id, cached[next].version == version,
+                cached[next].metadata != nil || !reopenSkipped
+            {
+                entries.append(cached[next])
+                next += 1
+                continue
+            }
+            changed = true
+            // Listed in this snapshot, so it is there; a row gone all the same is left out.
+            guard let row = try records.row(id: id) else { continue }
+            entries.append(Entry(recordID: id, version: row.version, metadata: try open(row), decoded: nil))
+        }
+        return (entries, changed)
+    }
+
+    /// The listed records' metadata as `Decoder` decodes it, in the order of the last listing.
+    ///
+    /// Each record is decoded once while it stays at the same version; the whole result is kept
+    /// until the next change. Decoding runs without holding the cache or the database.
+    /// - Parameter decoder: The decoder.
+    /// - Returns: The decoded values.
+    /// - Throws: What `decoder` throws; nothing is kept then.
+    func decoded<Decoder: TokenMetadataDecoder>(by decoder: Decoder.Type) throws -> [Decoder.Decoded] {
+        let key = ObjectIdentifier(decoder)
+        var entries: [Entry] = []
+        var kept: (any Sendable)? = nil
+        let revision = state.withLock { state in
+            entries = state.entries
+            kept = state.decodedListing
+            return state.revision
+        }
+        if let kept = kept as? DecodedListing<Decoder> { return kept.values }
+
+        var values: [Decoder.Decoded] = []
+        values.reserveCapacity(entries.count)
+        var fresh: [(index: Int, value: Decoder.Decoded)] = []
+        for (index, entry) in entries.enumerated() {
+            guard let metadata = entry.metadata else { continue }
+            if let decoded = entry.decoded, decoded.decoder == key, let value = decoded.value as? Decoder.Decoded {
+                values.append(value)
+            } else {
+                let value = try decoder.decode(metadata)
+                values.append(value)
+                fresh.append((index, value))
+            }
+        }
+        entries = []  // the cache's array is then the only copy, and is updated in place
+        let listing = DecodedListing<Decoder>(values)
+        state.withLock { state in
+            guard state.revision == revision else { return }
+            for (index, value) in fresh {
+                state.entries[index].decoded = DecodedValue(decoder: key, value: value)
+            }
+            state.decodedListing = listing
+        }
+        return values
+    }
+
+    /// The ids of the records the cache lists now: for tests.
+    var listedIDs: [String] {
+        state.withLock { $0.listed.map(\.id) }
+    }
+}
