@@ -169,6 +169,20 @@ import VaultCore
         #expect(subjects == Array(repeating: "jane", count: 16))
     }
 
+    /// The lazy parse's own base64url decoder reads what the base64url and base64 encoders write.
+    @Test func storedJWTPartsDecodeAsFoundationDoes() {
+        for count in 0..<64 {
+            let bytes = Data((0..<count).map { _ in UInt8.random(in: 0...255) })
+            let base64URL = Array(TestTokens.base64URL(bytes).utf8)
+            let base64 = Array(bytes.base64EncodedString().replacingOccurrences(of: "=", with: "").utf8)
+            #expect(base64URL.withUnsafeBufferPointer(LazyJSONObject.base64URLDecoded) == bytes)
+            #expect(base64.withUnsafeBufferPointer(LazyJSONObject.base64URLDecoded) == bytes)
+        }
+        for bad in ["a", "abcde", "ab=", "ab c", "ab.c", "é"] {
+            #expect(Array(bad.utf8).withUnsafeBufferPointer(LazyJSONObject.base64URLDecoded) == nil)
+        }
+    }
+
     // MARK: The legacy JSON form
 
     @Test(arguments: ["full", "minimal"])

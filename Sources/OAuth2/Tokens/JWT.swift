@@ -152,16 +152,14 @@ public struct JWT: Codable, Sendable, Hashable, HasClaims, JSONClaimsContainer, 
                 let parts = text.withUTF8 { bytes in
                     JWT.headerAndPayload(bytes).map {
                         (
-                            header: Substring(
-                                String(decoding: UnsafeBufferPointer(rebasing: bytes[$0.header]), as: UTF8.self)),
-                            payload: Substring(
-                                String(decoding: UnsafeBufferPointer(rebasing: bytes[$0.payload]), as: UTF8.self))
+                            header: LazyJSONObject.base64URLDecoded(UnsafeBufferPointer(rebasing: bytes[$0.header])),
+                            payload: LazyJSONObject.base64URLDecoded(UnsafeBufferPointer(rebasing: bytes[$0.payload]))
                         )
                     }
                 }
                 let decoded = Decoded(
-                    header: parts.flatMap { JWT.base64URLDecode($0.header) }.flatMap(LazyJSONObject.object) ?? [:],
-                    claims: parts.flatMap { JWT.base64URLDecode($0.payload) }.flatMap(LazyJSONObject.object) ?? [:])
+                    header: parts?.header.flatMap(LazyJSONObject.object) ?? [:],
+                    claims: parts?.payload.flatMap(LazyJSONObject.object) ?? [:])
                 cache = decoded
                 return decoded
             }
