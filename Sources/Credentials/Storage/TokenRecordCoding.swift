@@ -27,7 +27,8 @@ import OAuth2
 ///               no duplicates), claims (UInt8: 0 none; 1 the ID token's payload part, base64url;
 ///               2 JSON text; then for 1 and 2 the bytes)
 ///
-/// The layout is canonical: what decodes re-encodes to the same bytes. Anything malformed —
+/// The layout is canonical: what decodes re-encodes to the same bytes (unless Foundation writes
+/// an issuer URL back otherwise than it was stored). Anything malformed —
 /// truncated, trailing bytes, a string that is not UTF-8, an unknown flag, keys out of order, a
 /// non-finite date — is ``CredentialError/corruptRecord(_:)``, whose message never holds record
 /// bytes. The claims are not parsed when metadata is read: ``Token/Metadata/claims`` parses them
