@@ -78,7 +78,7 @@ bench: deps
 # `swift run <target> <file>`. Release (-O) with AddressSanitizer: several times more runs/s than debug.
 # The Swift backtracer is off while fuzzing: under AddressSanitizer it reports itself; libFuzzer prints the stack.
 FUZZ_SECONDS ?= 300
-FUZZ_TARGETS := FuzzItemRecord FuzzKeySlot FuzzVaultFile FuzzTokenResponse FuzzJWT
+FUZZ_TARGETS := FuzzItemRecord FuzzKeySlot FuzzVaultFile FuzzTokenResponse FuzzJWT FuzzTokenRecord
 FUZZ_ARGS ?= -timeout=10 -rss_limit_mb=2048
 FUZZ_SCRATCH := .build/fuzz
 FUZZ_CORPUS := .build/fuzz-corpus

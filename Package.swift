@@ -27,20 +27,23 @@ let package = Package(
         .target(name: "TokenVault", dependencies: ["VaultCrypto", "VaultCore", "OAuth2", "Credentials"]),
         .executableTarget(name: "TokenVaultCLI", dependencies: ["TokenVault"]),
         .executableTarget(
-            name: "TokenVaultBench", dependencies: ["TokenVault", "VaultCrypto", "VaultCore", "VaultStorage"],
+            name: "TokenVaultBench",
+            dependencies: ["TokenVault", "Credentials", "VaultCrypto", "VaultCore", "VaultStorage"],
             path: "Benchmarks/TokenVaultBench"),
 
         // libFuzzer targets: one executable each over FuzzTargets; built for fuzzing by `make fuzz`,
         // and in a plain build they replay corpus files (see Fuzz/FuzzTargets/FuzzDriver.swift).
         .systemLibrary(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"),
         .target(
-            name: "FuzzTargets", dependencies: ["TokenVault", "VaultCore", "VaultCrypto", "OAuth2", "CLibFuzzer"],
+            name: "FuzzTargets",
+            dependencies: ["TokenVault", "Credentials", "VaultCore", "VaultCrypto", "OAuth2", "CLibFuzzer"],
             path: "Fuzz/FuzzTargets"),
         .executableTarget(name: "FuzzItemRecord", dependencies: ["FuzzTargets"], path: "Fuzz/FuzzItemRecord"),
         .executableTarget(name: "FuzzKeySlot", dependencies: ["FuzzTargets"], path: "Fuzz/FuzzKeySlot"),
         .executableTarget(name: "FuzzVaultFile", dependencies: ["FuzzTargets"], path: "Fuzz/FuzzVaultFile"),
         .executableTarget(name: "FuzzTokenResponse", dependencies: ["FuzzTargets"], path: "Fuzz/FuzzTokenResponse"),
         .executableTarget(name: "FuzzJWT", dependencies: ["FuzzTargets"], path: "Fuzz/FuzzJWT"),
+        .executableTarget(name: "FuzzTokenRecord", dependencies: ["FuzzTargets"], path: "Fuzz/FuzzTokenRecord"),
 
         .target(
             name: "TestSupport", dependencies: ["TokenVault", "VaultStorage", "Locking"], path: "Tests/TestSupport",

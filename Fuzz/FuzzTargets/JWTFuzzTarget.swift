@@ -22,6 +22,10 @@ package enum JWTFuzzTarget: FuzzTarget {
         require(again?.claims == jwt.claims && again?.header == jwt.header, "a JWT decodes differently twice")
         let restored = try? JSONDecoder().decode(JWT.self, from: JSONEncoder().encode(jwt))
         require(restored?.claims == jwt.claims, "a JWT does not survive its Codable round trip")
+        // A token record keeps the compact form and reads it back without parsing it.
+        let stored = try? JWT(stored: jwt.rawValue)
+        require(stored != nil, "a JWT that decodes is refused when read back from a token record")
+        require(stored?.claims == jwt.claims && stored?.header == jwt.header, "a stored JWT parses differently")
         let claims = try? JSONDecoder().decode([String: JSONValue].self, from: JSONEncoder().encode(jwt.claims))
         require(claims == jwt.claims, "a JWT's claims do not survive their Codable round trip")
     }

@@ -1,8 +1,10 @@
+import Credentials
 import Foundation
 import OAuth2
 
 /// The token endpoint's response (RFC 6749 §5.1 JSON), decoded into a ``Token``; a token that
-/// decodes must also survive the `Codable` round trip through which it is stored.
+/// decodes must also survive the record encoding it is stored in (and the `Codable` round trip,
+/// which the legacy record form used).
 package enum TokenResponseFuzzTarget: FuzzTarget {
     private static let context = Token.Context(
         issuer: URL(string: "https://issuer.example")!, clientID: "fuzz", scopes: ["openid"])
@@ -34,5 +36,14 @@ package enum TokenResponseFuzzTarget: FuzzTarget {
         let metadata = Token.Metadata(token: token, tags: ["fuzz": "yes"])
         let metadataRestored = try? JSONDecoder().decode(Token.Metadata.self, from: JSONEncoder().encode(metadata))
         require(metadataRestored == metadata, "a token's metadata does not survive its Codable round trip")
+        // Whatever a server sends and decodes must be storable and read back: a record that does
+        // not decode is a token lost.
+        let record = try? TokenRecordCoding.decodeToken(TokenRecordCoding.encode(token))
+        require(record == token, "a token does not survive its record encoding")
+        let metadataRecord = (try? TokenRecordCoding.encode(metadata)).flatMap {
+            try? TokenRecordCoding.decodeMetadata($0)
+        }
+        require(metadataRecord == metadata, "a token's metadata does not survive its record encoding")
+        require(metadataRecord?.claims == metadata.claims, "a token's claims do not survive their record encoding")
     }
 }

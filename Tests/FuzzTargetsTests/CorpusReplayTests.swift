@@ -21,4 +21,5 @@ import Testing
     @Test func vaultFileCorpus() throws { try replay(VaultFileFuzzTarget.self, "FuzzVaultFile") }
     @Test func tokenResponseCorpus() throws { try replay(TokenResponseFuzzTarget.self, "FuzzTokenResponse") }
     @Test func jwtCorpus() throws { try replay(JWTFuzzTarget.self, "FuzzJWT") }
+    @Test func tokenRecordCorpus() throws { try replay(TokenRecordFuzzTarget.self, "FuzzTokenRecord") }
 }

@@ -11,9 +11,6 @@ import VaultCore
 /// groups are skipped by ``allIDs()`` and ``allMetadata()`` and refused (``VaultError/accessDenied(_:)``)
 /// by every other call, and the default token id, which is vault-wide, can be neither read nor set.
 public final class VaultTokenStorage: TokenStorage {
-    /// The version of the metadata and token encodings inside a record.
-    static let recordVersion = 1
-
     /// The vault.
     public let vault: Vault
 
@@ -169,24 +166,20 @@ public final class VaultTokenStorage: TokenStorage {
 
     // MARK: Encoding
 
-    /// A versioned wrapper, so later encodings can migrate what this one wrote.
-    private struct Versioned<Value: Codable>: Codable {
-        let v: Int
-        let value: Value
+    /// A record's bytes, in ``TokenRecordCoding``'s binary form.
+    static func encode(_ token: Token) -> [UInt8] { TokenRecordCoding.encode(token) }
+
+    /// A record's bytes, in ``TokenRecordCoding``'s binary form.
+    static func encode(_ metadata: Token.Metadata) throws -> [UInt8] { try TokenRecordCoding.encode(metadata) }
+
+    /// A token from a record's bytes, binary or legacy JSON.
+    static func decode(_: Token.Type, from bytes: [UInt8]) throws -> Token {
+        try TokenRecordCoding.decodeToken(bytes)
     }
 
-    static func encode<Value: Codable>(_ value: Value) throws -> [UInt8] {
-        Array(try JSONEncoder().encode(Versioned(v: recordVersion, value: value)))
-    }
-
-    static func decode<Value: Codable>(_ type: Value.Type, from bytes: [UInt8]) throws -> Value {
-        guard let versioned = try? JSONDecoder().decode(Versioned<Value>.self, from: Data(bytes)) else {
-            throw CredentialError.corruptRecord("a token record does not decode")
-        }
-        guard versioned.v == recordVersion else {
-            throw CredentialError.storage(.unsupportedFormat("token record version \(versioned.v)"))
-        }
-        return versioned.value
+    /// Metadata from a record's bytes, binary or legacy JSON; its claims are parsed on first access.
+    static func decode(_: Token.Metadata.Type, from bytes: [UInt8]) throws -> Token.Metadata {
+        try TokenRecordCoding.decodeMetadata(bytes)
     }
 
     private func translating<Result>(id: String? = nil, _ body: () throws -> Result) throws -> Result {

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 
 /// A JSON Web Token, decoded for its claims.
 ///
@@ -10,10 +11,13 @@ public struct JWT: Codable, Sendable, Hashable, HasClaims, JSONClaimsContainer, 
 {
     /// The compact serialisation.
     public let rawValue: String
+    /// The header and payload, parsed when decoded from `rawValue` or on first access.
+    private let parts: Parts
+
     /// The payload's claims.
-    public let claims: [String: JSONValue]
+    public var claims: [String: JSONValue] { parts.decoded.claims }
     /// The header's fields (`alg`, `kid`, `typ`).
-    public let header: [String: JSONValue]
+    public var header: [String: JSONValue] { parts.decoded.header }
 
     /// Decodes a compact JWT.
     ///
@@ -26,8 +30,58 @@ public struct JWT: Codable, Sendable, Hashable, HasClaims, JSONClaimsContainer, 
             throw OAuth2Error.invalidToken("a JWT has three dot-separated parts, this has \(parts.count)")
         }
         self.rawValue = rawValue
-        header = try Self.decodeObject(parts[0], part: "header")
-        claims = try Self.decodeObject(parts[1], part: "payload")
+        let header = try Self.decodeObject(parts[0], part: "header")
+        let claims = try Self.decodeObject(parts[1], part: "payload")
+        self.parts = Parts(rawValue, decoded: Decoded(header: header, claims: claims))
+    }
+
+    /// A JWT read back from storage, where it was kept after ``init(_:)`` decoded it: only its shape
+    /// is checked (three parts, the header and payload shaped as ``init(_:)`` takes them; the
+    /// signature is not read, there as here), and its header and payload are parsed on first
+    /// access. Should they not parse after all, both read as empty. Every `rawValue` ``init(_:)``
+    /// accepts, this accepts.
+    ///
+    /// - Parameter rawValue: `header.payload.signature`, base64url without padding.
+    /// - Throws: ``OAuth2Error/invalidToken(_:)`` when it is not three parts or the header or
+    ///   payload is not base64url-shaped.
+    package init(stored rawValue: String) throws {
+        var text = rawValue
+        let shaped = text.withUTF8 { bytes in
+            guard let (header, payload) = Self.headerAndPayload(bytes) else { return false }
+            return LazyJSONObject.isBase64Shaped(UnsafeBufferPointer(rebasing: bytes[header]))
+                && LazyJSONObject.isBase64Shaped(UnsafeBufferPointer(rebasing: bytes[payload]))
+        }
+        guard shaped else { throw OAuth2Error.invalidToken("a stored JWT is not three base64url parts") }
+        self.rawValue = rawValue
+        self.parts = Parts(rawValue, decoded: nil)
+    }
+
+    /// The payload part of ``rawValue``'s UTF-8: base64url of the claims' JSON, as the issuer wrote it.
+    package var payloadBytes: [UInt8] {
+        var text = rawValue
+        return text.withUTF8 { bytes in
+            Self.headerAndPayload(bytes).map { Array(UnsafeBufferPointer(rebasing: bytes[$0.payload])) } ?? []
+        }
+    }
+
+    /// Where the header and payload parts of a compact JWT are: the bytes before the first dot and
+    /// between the first and second. (Both are base64 in any JWT ``init(_:)`` accepted, so these
+    /// dots are its separators; the signature, which nothing reads, is the rest.)
+    ///
+    /// - Parameter bytes: `header.payload.signature`, UTF-8.
+    /// - Returns: The two parts' ranges, or `nil` with fewer than two dots.
+    private static func headerAndPayload(_ bytes: UnsafeBufferPointer<UInt8>) -> (
+        header: Range<Int>, payload: Range<Int>
+    )? {
+        // memchr: a byte loop would be most of a stored token's decoding time.
+        func dot(from start: Int) -> Int? {
+            guard let base = bytes.baseAddress, start < bytes.count,
+                let found = memchr(base + start, Int32(UInt8(ascii: ".")), bytes.count - start)
+            else { return nil }
+            return UnsafeRawPointer(found) - UnsafeRawPointer(base)
+        }
+        guard let first = dot(from: 0), let second = dot(from: first + 1) else { return nil }
+        return (0..<first, (first + 1)..<second)
     }
 
     /// Redacted: the token's issuer and subject, never the token.
@@ -69,9 +123,46 @@ public struct JWT: Codable, Sendable, Hashable, HasClaims, JSONClaimsContainer, 
         guard let data = base64URLDecode(text) else {
             throw OAuth2Error.invalidToken("the JWT \(part) is not base64url")
         }
-        guard case .object(let object)? = try? JSONDecoder().decode(JSONValue.self, from: data) else {
+        guard let object = LazyJSONObject.object(data) else {
             throw OAuth2Error.invalidToken("the JWT \(part) is not a JSON object")
         }
         return object
+    }
+
+    /// A JWT's header and claims.
+    private struct Decoded: Sendable {
+        let header: [String: JSONValue]
+        let claims: [String: JSONValue]
+    }
+
+    /// The parsed header and claims, shared by copies of a JWT and parsed at most once.
+    private final class Parts: Sendable {
+        private let rawValue: String
+        private let cache: Locked<Decoded?>
+
+        init(_ rawValue: String, decoded: Decoded?) {
+            self.rawValue = rawValue
+            cache = Locked(decoded)
+        }
+
+        var decoded: Decoded {
+            cache.withLock { cache in
+                if let decoded = cache { return decoded }
+                var text = rawValue
+                let parts = text.withUTF8 { bytes in
+                    JWT.headerAndPayload(bytes).map {
+                        (
+                            header: LazyJSONObject.base64URLDecoded(UnsafeBufferPointer(rebasing: bytes[$0.header])),
+                            payload: LazyJSONObject.base64URLDecoded(UnsafeBufferPointer(rebasing: bytes[$0.payload]))
+                        )
+                    }
+                }
+                let decoded = Decoded(
+                    header: parts?.header.flatMap(LazyJSONObject.object) ?? [:],
+                    claims: parts?.payload.flatMap(LazyJSONObject.object) ?? [:])
+                cache = decoded
+                return decoded
+            }
+        }
     }
 }

@@ -140,7 +140,7 @@ public struct Token: Codable, Sendable, Equatable, CustomStringConvertible, Cust
         self.init(
             id: UUID().uuidString, tokenType: knownType, accessToken: accessToken,
             refreshToken: json["refresh_token"]?.stringValue,
-            idToken: try json["id_token"]?.stringValue.map(JWT.init),
+            idToken: try json["id_token"]?.stringValue.map { try JWT($0) },
             deviceSecret: json["device_secret"]?.stringValue,
             scope: json["scope"]?.stringValue.map { $0.split(separator: " ").map(String.init) },
             issuedAt: issuedAt, expiresIn: lifetime, context: context)
@@ -218,15 +218,36 @@ extension Token {
 
     /// What `Credential.find(where:)` sees: the id, the tags and the ID token's claims — never a
     /// token string, so filtering needs no proof.
+    ///
+    /// Read back from a token record, the claims stay the ID token's own bytes until ``claims`` is
+    /// first read (then they are parsed once, and kept): finding by tag parses no JSON.
     public struct Metadata: Sendable, Hashable, Codable, JSONClaimsContainer, CustomStringConvertible,
         CustomReflectable
     {
+        /// Where the claims come from.
+        private enum ClaimsSource: Sendable {
+            /// Claims given as values (or decoded from the legacy JSON form).
+            case parsed([String: JSONValue])
+            /// The claims of this ID token.
+            case idToken(JWT)
+            /// Claims read back from a token record, parsed on first access.
+            case stored(LazyJSONObject)
+        }
+
         /// The token's id.
         public let id: String
         /// The app's tags.
         public let tags: [String: String]
+        private let claimsSource: ClaimsSource
+
         /// The ID token's claims (empty without an ID token).
-        public let claims: [String: JSONValue]
+        public var claims: [String: JSONValue] {
+            switch claimsSource {
+            case .parsed(let claims): claims
+            case .idToken(let jwt): jwt.claims
+            case .stored(let object): object.object ?? [:]
+            }
+        }
 
         /// Metadata.
         ///
@@ -237,7 +258,7 @@ extension Token {
         public init(id: String, tags: [String: String] = [:], claims: [String: JSONValue] = [:]) {
             self.id = id
             self.tags = tags
-            self.claims = claims
+            claimsSource = .parsed(claims)
         }
 
         /// Metadata for a token: its id and ID-token claims with `tags`.
@@ -246,7 +267,77 @@ extension Token {
         ///   - token: The token.
         ///   - tags: The app's tags.
         public init(token: Token, tags: [String: String]) {
-            self.init(id: token.id, tags: tags, claims: token.idToken?.claims ?? [:])
+            id = token.id
+            self.tags = tags
+            claimsSource = token.idToken.map(ClaimsSource.idToken) ?? .parsed([:])
+        }
+
+        /// Metadata read back from a token record, its claims parsed on first access.
+        ///
+        /// - Parameters:
+        ///   - id: The token's id.
+        ///   - tags: The app's tags.
+        ///   - storedClaims: The claims as ``storedClaims()`` gave them; `nil` for none.
+        package init(id: String, tags: [String: String], storedClaims: LazyJSONObject?) {
+            self.id = id
+            self.tags = tags
+            claimsSource = storedClaims.map(ClaimsSource.stored) ?? .parsed([:])
+        }
+
+        /// The claims as a token record keeps them, without parsing them: the ID token's payload
+        /// part, the bytes they were read back from, or (for claims given as values) their JSON.
+        ///
+        /// - Returns: How the bytes hold the claims, and the bytes; `nil` when there are none.
+        /// - Throws: `EncodingError` when claims given as values are not JSON (a non-finite number).
+        package func storedClaims() throws -> (encoding: LazyJSONObject.Encoding, bytes: [UInt8])? {
+            switch claimsSource {
+            case .parsed(let claims):
+                guard !claims.isEmpty else { return nil }
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = .sortedKeys
+                return (.json, Array(try encoder.encode(claims)))
+            case .idToken(let jwt): return (.base64URL, jwt.payloadBytes)
+            case .stored(let object): return (object.encoding, object.bytes)
+            }
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case id, tags, claims
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                id: try container.decode(String.self, forKey: .id),
+                tags: try container.decode([String: String].self, forKey: .tags),
+                claims: try container.decode([String: JSONValue].self, forKey: .claims))
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(tags, forKey: .tags)
+            try container.encode(claims, forKey: .claims)
+        }
+
+        /// Equal ids, tags and claims (claims kept as the same bytes compare without parsing).
+        public static func == (lhs: Metadata, rhs: Metadata) -> Bool {
+            guard lhs.id == rhs.id, lhs.tags == rhs.tags else { return false }
+            switch (lhs.claimsSource, rhs.claimsSource) {
+            case (.idToken(let left), .idToken(let right)) where left.rawValue == right.rawValue:
+                return true
+            case (.stored(let left), .stored(let right))
+            where left === right || (left.encoding == right.encoding && left.bytes == right.bytes):
+                return true
+            default:
+                return lhs.claims == rhs.claims
+            }
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(id)
+            hasher.combine(tags)
+            hasher.combine(claims)
         }
 
         /// The id and tag names (tag values may identify a user, so they are left out).
