@@ -93,7 +93,8 @@ struct Goal: Codable, Sendable {
                         .joined(separator: ", "),
                     value: worst.diskRatio, limit: 1.5, status: worst.diskRatio <= 1.5 ? .met : .missed,
                     note: "\(Format.bytes(worst.bytesPerToken)) per token of "
-                        + "\(Format.bytes(worst.meanSealedBytes)) sealed at \(Format.count(Double(worst.tokens))); "
+                        + "\(Format.bytes(worst.meanSealedBytes)) sealed at \(Format.count(Double(worst.tokens))) "
+                        + "(raw SQLite floor \(Format.ratio(worst.rawBytesPerRow / worst.meanSealedBytes))); "
                         + "-wal \(Format.bytes(Double(worst.walBytes))) at the end, "
                         + "\(Format.bytes(Double(worst.liveWALBytes))) while open after the stores"))
         }

@@ -61,6 +61,8 @@ struct VaultOperationsBenchmark {
         let liveWALBytes: Int
         /// The mean sealed token record.
         let meanSealedBytes: Double
+        /// The raw SQLite table's database + `-wal` + `-shm` per row, blobs of the same size.
+        let rawBytesPerRow: Double
         /// RSS of the process after this size's operations.
         let residentBytes: Int
         /// Peak RSS of the process so far (every section run before included).
@@ -207,7 +209,7 @@ struct VaultOperationsBenchmark {
                     fileBytes: ResourceUsage.fileBytes(url.path),
                     walBytes: ResourceUsage.fileBytes(url.path + "-wal"),
                     shmBytes: ResourceUsage.fileBytes(url.path + "-shm"), liveWALBytes: liveWALBytes,
-                    meanSealedBytes: Double(sealedSize),
+                    meanSealedBytes: Double(sealedSize), rawBytesPerRow: try raw.bytesOnDiskPerRow(),
                     residentBytes: ResourceUsage.residentBytes(),
                     peakResidentBytes: ResourceUsage.peakResidentBytes()))
         }
@@ -301,6 +303,10 @@ struct VaultOperationsBenchmark {
             ),
             ("bytes on disk per token (file + -wal + -shm)", { Format.bytes($0.bytesPerToken) }),
             ("bytes on disk per token / sealed payload", { Format.ratio($0.diskRatio) }),
+            (
+                "raw SQLite floor on disk per row, same sealed size (/ sealed)",
+                { "\(Format.bytes($0.rawBytesPerRow)) (\(Format.ratio($0.rawBytesPerRow / $0.meanSealedBytes)))" }
+            ),
             ("-wal while open, after the stores", { Format.bytes(Double($0.liveWALBytes)) }),
             ("RSS after the operations", { Format.bytes(Double($0.residentBytes)) }),
             ("peak RSS (process high-water mark so far)", { Format.bytes(Double($0.peakResidentBytes)) }),
