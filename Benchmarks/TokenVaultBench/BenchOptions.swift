@@ -4,6 +4,8 @@ import Foundation
 struct BenchOptions {
     /// A short run (under 30 s) with fewer rounds and the smallest vault only.
     var quick = false
+    /// Whether the vault section also grows a 1M-token vault (ignored with ``quick``).
+    var full = false
     /// Where to write the JSON report (and the SVG chart beside it); none when `nil`.
     var jsonPath: String?
     /// Where vault and SQLite files go; a fresh folder under the temporary directory by default.
@@ -31,6 +33,10 @@ struct BenchOptions {
         Option(name: "--quick", value: nil, help: "short run (under 30 s): fewer rounds, 1k-token vault only") {
             options, _ in options.quick = true
         },
+        Option(
+            name: "--full", value: nil,
+            help: "vault section also at 1M tokens (about 4 GiB of files; tens of minutes on 2 cores)"
+        ) { options, _ in options.full = true },
         Option(
             name: "--json", value: "FILE", help: "also write the results as JSON to FILE, and a chart to FILE's .svg"
         ) {

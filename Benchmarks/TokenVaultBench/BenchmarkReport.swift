@@ -25,6 +25,8 @@ struct BenchmarkReport: Codable, Sendable {
     var vaultOpen: [KeyDerivationBenchmark.OpenResult]?
     /// Section 4, by vault size.
     var vaultOperations: [VaultOperationsBenchmark.Result]?
+    /// Section 4's upgrade of a format version 2 vault.
+    var formatUpgrade: FormatUpgradeBenchmark.Result?
     /// Section 5.
     var refresh: RefreshCoalescingBenchmark.Result?
     /// The harness's goals against this run.

@@ -50,12 +50,17 @@ struct BenchmarkRun {
                 report.scaling = scaling
                 tables = [ScalingBenchmark.table(scaling)]
             case .vault:
+                let sizes = quick ? [1_000] : [1_000, 10_000, 100_000] + (options.full ? [1_000_000] : [])
                 let vault = try VaultOperationsBenchmark(
-                    sizes: quick ? [1_000] : [1_000, 10_000, 100_000], sampledStores: quick ? 300 : 1_000,
-                    gets: quick ? 100 : 200, directory: try subdirectory("vault", of: directory)
+                    sizes: sizes, sampledStores: quick ? 100 : 1_000, gets: quick ? 50 : 200,
+                    directory: try subdirectory("vault", of: directory)
                 ).run(progress: progress)
                 report.vaultOperations = vault
-                tables = VaultOperationsBenchmark.tables(vault)
+                let upgrade = try FormatUpgradeBenchmark(
+                    tokens: quick ? 1_000 : 100_000, directory: try subdirectory("upgrade", of: directory)
+                ).run(progress: progress)
+                report.formatUpgrade = upgrade
+                tables = VaultOperationsBenchmark.tables(vault) + [FormatUpgradeBenchmark.table(upgrade)]
             case .refresh:
                 let refresh = try await RefreshCoalescingBenchmark(
                     callers: 1_000, repetitions: quick ? 3 : 10, singleRefreshes: quick ? 5 : 20,

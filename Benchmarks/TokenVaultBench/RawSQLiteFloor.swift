@@ -10,6 +10,7 @@ import VaultStorage
 /// No crypto, no integrity digest, no look-ups: what is left is SQLite's and the disk's.
 final class RawSQLiteFloor {
     private let database: SQLiteDatabase
+    private let path: String
     /// The rows inserted so far.
     private(set) var rowCount = 0
 
@@ -19,9 +20,18 @@ final class RawSQLiteFloor {
     /// Creates the database at `path` (which must not exist) with the vault's schema.
     init(path: String) throws {
         guard try SecureFile.createExclusive(path) else { throw CocoaError(.fileWriteFileExists) }
+        self.path = path
         database = try SQLiteDatabase(path: path, mode: .readWrite, busyTimeout: .seconds(10))
         try database.enableWriteAheadLog()
         try database.write { try $0.execute(Vault.schemaForBenchmarking) }
+    }
+
+    /// The database + `-wal` + `-shm` per row after a checkpoint (as the vault is measured after
+    /// its last connection closed): SQLite's own space for blobs of the vault's size.
+    func bytesOnDiskPerRow() throws -> Double {
+        _ = try database.checkpoint()
+        let bytes = ["", "-wal", "-shm"].reduce(0) { $0 + ResourceUsage.fileBytes(path + $1) }
+        return Double(bytes) / Double(max(rowCount, 1))
     }
 
     /// Adds rows in one transaction until there are `count`: the table grows with the vault it

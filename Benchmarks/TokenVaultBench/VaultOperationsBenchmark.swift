@@ -2,18 +2,18 @@ import Foundation
 import TokenVault
 import VaultCore
 
-/// Section 4: one on-disk vault (key-file unlock: Argon2id is section 3's) grown through the
-/// public API to each size in turn, measured at each: durable stores beside raw SQLite inserts of
-/// the same size, get by id, `find` by tag and by ID-token claim, `find` right after another
-/// connection changed one token (what keeping the unlock's metadata cache coherent costs),
-/// `allIDs`, reopen + unlock + first `find`, revoking an unlock (a key rotation re-sealing every record), file size per record
-/// and peak RSS.
+/// Section 4: one on-disk vault (key-file unlock, so no key derivation: Argon2id is section 3's)
+/// grown to each size in turn, measured at each: durable stores beside raw SQLite inserts of the
+/// same sealed size, get by id, the indexed `find(tags:)` and `find(claim:equals:)`, the closure
+/// `find(where:)`, `allIDs`, reopen + unlock + first indexed find, revoking an unlock (a key
+/// rotation re-sealing every record), bytes on disk per token and peak RSS.
 ///
-/// Growing: all but the last `sampledStores` tokens of each size are stored one by one with
-/// `VaultTokenStorage.add` (the public call `Credential.store` makes, one durable transaction
-/// each, without registering a `Credential` instance per token); the last `sampledStores` go
-/// through `Credential.store` itself, each timed beside one raw SQLite insert, alternating which
-/// goes first. The public API has no batch insert, so this is the fastest way it allows.
+/// Growing: all but the last `sampledStores` tokens of each size are written through the bulk
+/// hook `VaultTokenStorage.addAllForBenchmarking` (the records `Credential.store` writes, sealed,
+/// digested and indexed the same way, ``bulkBatch`` to a transaction: one durable transaction per
+/// token would take hours at a million); the last `sampledStores` go through `Credential.store`
+/// itself, one durable transaction each, each timed beside one raw SQLite insert, alternating
+/// which goes first.
 struct VaultOperationsBenchmark {
     /// What was measured at one size.
     struct Result: Codable, Sendable {
@@ -25,29 +25,36 @@ struct VaultOperationsBenchmark {
         let rawInsert: LatencySummary
         /// Store p50 over raw-insert p50.
         let storeRatio: Double
-        /// `VaultTokenStorage.add` while growing from the previous size to this one.
+        /// The bulk hook while growing from the previous size to this one: one sample per token, the
+        /// batch's time over its tokens.
         let bulkStore: LatencySummary
         /// `Credential.with(id:)` for ids not loaded before in this process.
         let getByID: LatencySummary
-        /// `Credential.find` on a tag, one match.
+        /// `Credential.find(tags:)` on one tag, one match (the index).
         let findByTag: LatencySummary
-        /// `Credential.find` on the ID token's `email` claim, one match.
+        /// `Credential.find(claim: "email", equals:)`, one match (the index).
         let findByClaim: LatencySummary
-        /// `Credential.find` on a tag, one match, right after a second vault instance on the file
-        /// (standing in for another process) changed one token's tags: the cache lists every
+        /// The first `Credential.find(where:)` on a tag after the stores, one match.
+        let findWhereFirst: LatencySummary
+        /// `Credential.find(where:)` on a tag after the first, one match: what a metadata cache
+        /// would serve.
+        let findWhere: LatencySummary
+        /// `Credential.find(where:)` on a tag, one match, right after a second vault instance on the
+        /// file (standing in for another process) changed one token's tags: the cache lists every
         /// token's version and opens and decodes the changed one.
-        let findAfterOtherWrite: LatencySummary
+        let findWhereAfterOtherWrite: LatencySummary
         /// `Credential.allIDs`.
         let allIDs: LatencySummary
-        /// `Vault.open` (key file) + `Credential.use` + `Credential.find` on a tag.
+        /// `Vault.open` (key file) + `Credential.use` + `Credential.find(tags:)`.
         let reopenAndFirstFind: LatencySummary
-        /// `Vault.changeUnlock` between two key files: a key rotation that re-seals every record.
-        let rekey: LatencySummary
+        /// `Vault.changeUnlock` between two key files: a key rotation that re-seals every record;
+        /// `nil` above ``rekeyLimit`` tokens.
+        let rekey: LatencySummary?
         /// The raw floor of a rotation: raw libsodium over every blob and an UPDATE of every row of
         /// the raw SQLite table, in one transaction (``RawSQLiteFloor/rewriteAll()``).
-        let rawRewrite: LatencySummary
+        let rawRewrite: LatencySummary?
         /// Rekey p50 over raw-rewrite p50.
-        let rekeyRatio: Double
+        let rekeyRatio: Double?
         /// The vault file.
         let fileBytes: Int
         /// Its write-ahead log.
@@ -58,6 +65,8 @@ struct VaultOperationsBenchmark {
         let liveWALBytes: Int
         /// The mean sealed token record.
         let meanSealedBytes: Double
+        /// The raw SQLite table's database + `-wal` + `-shm` per row, blobs of the same size.
+        let rawBytesPerRow: Double
         /// RSS of the process after this size's operations.
         let residentBytes: Int
         /// Peak RSS of the process so far (every section run before included).
@@ -73,13 +82,20 @@ struct VaultOperationsBenchmark {
     let sizes: [Int]
     /// How many stores are timed against raw inserts at each size (at most half the size).
     let sampledStores: Int
-    /// How many ids `get` reads at each size.
+    /// How many ids `get` reads, and how many indexed finds run, at each size.
     let gets: Int
     /// Where the files go.
     let directory: URL
 
-    /// How many times `find` and `allIDs` run at a size: fewer as each takes longer.
-    static func findRepetitions(at size: Int) -> Int { max(3, min(20, 50_000 / size)) }
+    /// Tokens per bulk transaction while growing: large enough that the commit is noise, small
+    /// enough that a batch of fixtures stays a few tens of MiB.
+    static let bulkBatch = 5_000
+    /// The largest vault rekeyed: a rotation re-seals every record, twice per size.
+    static let rekeyLimit = 100_000
+
+    /// How many times `find(where:)` and `allIDs`, which read every record, run at a size: fewer
+    /// as each takes longer, once at a million.
+    static func scanRepetitions(at size: Int) -> Int { size >= 1_000_000 ? 1 : max(3, min(20, 50_000 / size)) }
     /// How many reopens at a size.
     static func reopenRepetitions(at size: Int) -> Int { max(2, min(10, 20_000 / size)) }
 
@@ -97,26 +113,8 @@ struct VaultOperationsBenchmark {
         ids.reserveCapacity(sizes.last ?? 0)
         var results: [Result] = []
         for size in sizes {
-            // Grow with VaultTokenStorage.add up to the sampled window.
-            let storage = try VaultTokenStorage(vault: vault)
             let sampled = min(sampledStores, size / 2)
-            var bulk = LatencySamples(reservingCapacity: size)
-            let growStart = Stopwatch.now()
-            while ids.count < size - sampled {
-                let index = ids.count
-                let token = try TokenFixtures.token(index)
-                let metadata = Token.Metadata(token: token, tags: TokenFixtures.tags(index))
-                bulk.append(
-                    try Stopwatch.time {
-                        _ = try storage.add(token: token, metadata: metadata, security: Credential.Security.standard)
-                    })
-                ids.append(token.id)
-                if ids.count % 5_000 == 0 {
-                    progress(
-                        "vault: \(ids.count)/\(size) tokens stored, "
-                            + String(format: "%.0f op/s", Double(bulk.count) / Stopwatch.seconds(since: growStart)))
-                }
-            }
+            let bulk = try grow(VaultTokenStorage(vault: vault), ids: &ids, to: size - sampled, progress: progress)
 
             // The last stores: Credential.store beside a raw insert of the same size.
             progress("vault \(size): stores beside raw SQLite inserts")
@@ -143,7 +141,7 @@ struct VaultOperationsBenchmark {
             let liveWALBytes = ResourceUsage.fileBytes(url.path + "-wal")
 
             // Reads, with no Credential instance loaded.
-            progress("vault \(size): get, find, allIDs")
+            progress("vault \(size): get, find(tags:), find(claim:equals:)")
             try Credential.use(vault)
             var getByID = LatencySamples()
             for id in ids.shuffled().prefix(gets) {
@@ -152,23 +150,29 @@ struct VaultOperationsBenchmark {
                         guard try Credential.with(id: id) != nil else { fatalError("a stored token is missing") }
                     })
             }
-            let repetitions = Self.findRepetitions(at: size)
-            let findByTag = try timed(repetitions) {
+            let findByTag = try timed(gets) {
+                expectOne(try Credential.find(tags: ["user": TokenFixtures.user(Int.random(in: 0..<ids.count))]))
+            }
+            let findByClaim = try timed(gets) {
+                let email = TokenFixtures.email(Int.random(in: 0..<ids.count))
+                expectOne(try Credential.find(claim: "email", equals: email))
+            }
+            progress("vault \(size): find(where:), allIDs (each reads every record)")
+            let findWhereOnce = {
                 let user = TokenFixtures.user(Int.random(in: 0..<ids.count))
                 expectOne(try Credential.find { $0.tags["user"] == user })
             }
-            let findByClaim = try timed(repetitions) {
-                let email = TokenFixtures.email(Int.random(in: 0..<ids.count))
-                expectOne(try Credential.find { $0.email == email })
-            }
+            let findWhereFirst = try timed(1, findWhereOnce)
+            let repetitions = Self.scanRepetitions(at: size)
+            let findWhere = try timed(repetitions, findWhereOnce)
             let allIDs = try timed(repetitions) {
                 guard Credential.allIDs.count == ids.count else { fatalError("allIDs lists the wrong number") }
             }
-            let findAfterOtherWrite = try findAfterAnotherWrite(
+            let findWhereAfterOtherWrite = try findAfterAnotherWrite(
                 url: url, keyFile: keyFile, ids: ids, repetitions: repetitions)
 
-            // Reopen: drop every reference, then open, unlock and find.
-            progress("vault \(size): reopen + unlock + first find")
+            // Reopen: drop every reference, then open, unlock and find through the index.
+            progress("vault \(size): reopen + unlock + first find(tags:)")
             var reopen = LatencySamples()
             for _ in 0..<Self.reopenRepetitions(at: size) {
                 Credential.tokenStorage = InMemoryTokenStorage()
@@ -177,19 +181,24 @@ struct VaultOperationsBenchmark {
                 let start = Stopwatch.now()
                 let reopened = try Vault.open(at: url, unlock: .keyFile(keyFile))
                 try Credential.use(reopened)
-                expectOne(try Credential.find { $0.tags["user"] == user })
+                expectOne(try Credential.find(tags: ["user": user]))
                 reopen.append(Stopwatch.now() &- start)
                 vault = reopened
             }
 
             // Revoking an unlock: there and back, so the vault ends on the key file it started with.
-            progress("vault \(size): rekey (changeUnlock, every record re-sealed)")
-            var rekey = LatencySamples()
-            for (from, to) in [(keyFile, spareKeyFile), (spareKeyFile, keyFile)] {
-                rekey.append(try Stopwatch.time { try vault.changeUnlock(from: .keyFile(from), to: .keyFile(to)) })
+            var rekey: LatencySummary?
+            var rawRewrite: LatencySummary?
+            if size <= Self.rekeyLimit {
+                progress("vault \(size): rekey (changeUnlock, every record re-sealed)")
+                var samples = LatencySamples()
+                for (from, to) in [(keyFile, spareKeyFile), (spareKeyFile, keyFile)] {
+                    samples.append(
+                        try Stopwatch.time { try vault.changeUnlock(from: .keyFile(from), to: .keyFile(to)) })
+                }
+                rekey = samples.summary
+                rawRewrite = try timed(2) { try raw.rewriteAll() }
             }
-            let rawRewrite = try timed(2) { try raw.rewriteAll() }
-            let rekeySummary = rekey.summary
 
             let storeSummary = store.summary
             let rawSummary = rawInsert.summary
@@ -197,14 +206,17 @@ struct VaultOperationsBenchmark {
                 Result(
                     tokens: ids.count, store: storeSummary, rawInsert: rawSummary,
                     storeRatio: rawSummary.p50Ns > 0 ? storeSummary.p50Ns / rawSummary.p50Ns : 0,
-                    bulkStore: bulk.summary, getByID: getByID.summary, findByTag: findByTag, findByClaim: findByClaim,
-                    findAfterOtherWrite: findAfterOtherWrite, allIDs: allIDs, reopenAndFirstFind: reopen.summary,
-                    rekey: rekeySummary, rawRewrite: rawRewrite,
-                    rekeyRatio: rawRewrite.p50Ns > 0 ? rekeySummary.p50Ns / rawRewrite.p50Ns : 0,
+                    bulkStore: bulk, getByID: getByID.summary, findByTag: findByTag, findByClaim: findByClaim,
+                    findWhereFirst: findWhereFirst, findWhere: findWhere,
+                    findWhereAfterOtherWrite: findWhereAfterOtherWrite, allIDs: allIDs,
+                    reopenAndFirstFind: reopen.summary, rekey: rekey, rawRewrite: rawRewrite,
+                    rekeyRatio: rekey.flatMap { rekey in
+                        rawRewrite.map { $0.p50Ns > 0 ? rekey.p50Ns / $0.p50Ns : 0 }
+                    },
                     fileBytes: ResourceUsage.fileBytes(url.path),
                     walBytes: ResourceUsage.fileBytes(url.path + "-wal"),
                     shmBytes: ResourceUsage.fileBytes(url.path + "-shm"), liveWALBytes: liveWALBytes,
-                    meanSealedBytes: Double(sealedSize),
+                    meanSealedBytes: Double(sealedSize), rawBytesPerRow: try raw.bytesOnDiskPerRow(),
                     residentBytes: ResourceUsage.residentBytes(),
                     peakResidentBytes: ResourceUsage.peakResidentBytes()))
         }
@@ -212,12 +224,37 @@ struct VaultOperationsBenchmark {
         return results
     }
 
-    /// Times `find` by tag right after a second instance on the file rewrote one random token's
-    /// tags (unchanged values, a new version); the write itself is not timed.
+    /// Stores fixtures through the bulk hook until `ids` holds `count`, ``bulkBatch`` a transaction;
+    /// making the fixtures is not timed.
+    private func grow(
+        _ storage: VaultTokenStorage, ids: inout [String], to count: Int, progress: (String) -> Void
+    ) throws -> LatencySummary {
+        var bulk = LatencySamples(reservingCapacity: max(count - ids.count, 0))
+        let start = Stopwatch.now()
+        while ids.count < count {
+            let batch = try (ids.count..<min(ids.count + Self.bulkBatch, count)).map { index in
+                let token = try TokenFixtures.token(index)
+                return (token: token, metadata: Token.Metadata(token: token, tags: TokenFixtures.tags(index)))
+            }
+            let elapsed = try Stopwatch.time { try storage.addAllForBenchmarking(batch) }
+            for _ in batch { bulk.append(elapsed / UInt64(batch.count)) }
+            ids.append(contentsOf: batch.map(\.token.id))
+            if ids.count % 50_000 == 0 {
+                progress(
+                    "vault: \(ids.count)/\(count) tokens bulk-stored, "
+                        + String(format: "%.0f tokens/s", Double(bulk.count) / Stopwatch.seconds(since: start)))
+            }
+        }
+        return bulk.summary
+    }
+
+    /// Times `find(where:)` on a tag right after a second instance on the file rewrote one random
+    /// token's tags (unchanged values, a new version); the write itself is not timed.
     private func findAfterAnotherWrite(
         url: URL, keyFile: URL, ids: [String], repetitions: Int
     ) throws -> LatencySummary {
         let writer = try VaultTokenStorage(vault: Vault.open(at: url, unlock: .keyFile(keyFile)))
+        defer { writer.vault.close() }
         var samples = LatencySamples()
         for _ in 0..<repetitions {
             let index = Int.random(in: 0..<ids.count)
@@ -241,33 +278,47 @@ struct VaultOperationsBenchmark {
         guard found.count == 1 else { fatalError("find matched \(found.count) tokens, expected 1") }
     }
 
+    /// What a rekey cell says above ``rekeyLimit`` tokens.
+    private static let skippedRekey = "- (over \(Format.count(Double(rekeyLimit))))"
+
     /// The operations table (one column per size) and the storage table.
     static func tables(_ results: [Result]) -> [TextTable] {
         var operations = TextTable(
             ["operation (p50 / p99)"] + results.map { "\(Format.count(Double($0.tokens))) tokens" })
         let rows: [(String, (Result) -> String)] = [
             ("store: Credential.store, durable", { Format.percentiles($0.store) }),
-            ("raw SQLite insert, same size and pragmas", { Format.percentiles($0.rawInsert) }),
+            ("raw SQLite insert, same sealed size and pragmas", { Format.percentiles($0.rawInsert) }),
             ("store / raw insert (p50)", { Format.ratio($0.storeRatio) }),
-            ("bulk store: VaultTokenStorage.add", { Format.percentiles($0.bulkStore) }),
+            (
+                "bulk store (hook, \(Format.count(Double(bulkBatch)))/transaction), per token",
+                {
+                    Format.percentiles($0.bulkStore)
+                }
+            ),
             ("get by id: Credential.with(id:), cold", { Format.percentiles($0.getByID) }),
-            ("find by tag (1 match)", { Format.percentiles($0.findByTag) }),
-            ("find by claim email (1 match)", { Format.percentiles($0.findByClaim) }),
-            ("find by tag after another connection changed a token", { Format.percentiles($0.findAfterOtherWrite) }),
+            ("find(tags:), indexed (1 match)", { Format.percentiles($0.findByTag) }),
+            ("find(claim: email, equals:), indexed (1 match)", { Format.percentiles($0.findByClaim) }),
+            ("find(where:) on a tag, first call (1 match)", { Format.percentiles($0.findWhereFirst) }),
+            ("find(where:) on a tag, later calls (1 match)", { Format.percentiles($0.findWhere) }),
+            ("find(where:) after another connection changed a token", { Format.percentiles($0.findWhereAfterOtherWrite) }),
             ("allIDs", { Format.percentiles($0.allIDs) }),
-            ("reopen + unlock (key file) + first find", { Format.percentiles($0.reopenAndFirstFind) }),
-            ("rekey: changeUnlock, every record re-sealed", { Format.percentiles($0.rekey) }),
-            ("raw floor: libsodium open + seal and UPDATE of every row", { Format.percentiles($0.rawRewrite) }),
-            ("rekey / raw floor (p50)", { Format.ratio($0.rekeyRatio) }),
+            ("reopen + unlock (key file, no KDF) + first find(tags:)", { Format.percentiles($0.reopenAndFirstFind) }),
+            ("rekey: changeUnlock, every record re-sealed", { $0.rekey.map(Format.percentiles) ?? skippedRekey }),
+            (
+                "raw floor: libsodium open + seal and UPDATE of every row",
+                { $0.rawRewrite.map(Format.percentiles) ?? skippedRekey }
+            ),
+            ("rekey / raw floor (p50)", { $0.rekeyRatio.map(Format.ratio) ?? skippedRekey }),
         ]
         for (name, cell) in rows { operations.add([name] + results.map(cell)) }
 
         var storage = TextTable(["storage"] + results.map { "\(Format.count(Double($0.tokens))) tokens" })
         let storageRows: [(String, (Result) -> String)] = [
             (
-                "samples: stores / gets / finds / reopens",
+                "samples: stores / gets / indexed finds / scans / reopens",
                 {
-                    "\($0.store.count) / \($0.getByID.count) / \($0.findByTag.count) / \($0.reopenAndFirstFind.count)"
+                    "\($0.store.count) / \($0.getByID.count) / \($0.findByTag.count) / \($0.findWhere.count) / "
+                        + "\($0.reopenAndFirstFind.count)"
                 }
             ),
             ("mean sealed record (sealed payload)", { Format.bytes($0.meanSealedBytes) }),
@@ -280,6 +331,10 @@ struct VaultOperationsBenchmark {
             ),
             ("bytes on disk per token (file + -wal + -shm)", { Format.bytes($0.bytesPerToken) }),
             ("bytes on disk per token / sealed payload", { Format.ratio($0.diskRatio) }),
+            (
+                "raw SQLite floor on disk per row, same sealed size (/ sealed)",
+                { "\(Format.bytes($0.rawBytesPerRow)) (\(Format.ratio($0.rawBytesPerRow / $0.meanSealedBytes)))" }
+            ),
             ("-wal while open, after the stores", { Format.bytes(Double($0.liveWALBytes)) }),
             ("RSS after the operations", { Format.bytes(Double($0.residentBytes)) }),
             ("peak RSS (process high-water mark so far)", { Format.bytes(Double($0.peakResidentBytes)) }),

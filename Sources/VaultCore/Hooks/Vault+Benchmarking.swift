@@ -1,7 +1,36 @@
+import VaultCrypto
 import VaultStorage
 
-/// What the benchmark harness needs to set the raw-SQLite floor beside a vault: the same table
-/// shape, and blobs of the same size. Package-internal, not public API.
+/// One token record as the benchmark harness bulk-loads it: the caller's encoded metadata, index
+/// terms and token. Package-internal, not public API.
+package struct BenchmarkTokenRecord: Sendable {
+    /// The token id.
+    package let id: String
+    /// The encoded metadata.
+    package let metadata: [UInt8]
+    /// The index terms (left out of a format version 2 record).
+    package let terms: [IndexTerm]
+    /// The encoded token.
+    package let secret: [UInt8]
+
+    /// A record.
+    ///
+    /// - Parameters:
+    ///   - id: The token id.
+    ///   - metadata: The encoded metadata.
+    ///   - terms: The index terms.
+    ///   - secret: The encoded token.
+    package init(id: String, metadata: [UInt8], terms: [IndexTerm], secret: [UInt8]) {
+        self.id = id
+        self.metadata = metadata
+        self.terms = terms
+        self.secret = secret
+    }
+}
+
+/// What the benchmark harness needs to set the raw-SQLite floor beside a vault (the same table
+/// shape, blobs of the same size) and to grow a vault to a million tokens in reasonable time.
+/// Package-internal, not public API.
 extension Vault {
     /// The statements that create a vault's tables and indexes (`VaultSchema.createStatements`).
     package static var schemaForBenchmarking: String { VaultSchema.createStatements }
@@ -15,6 +44,70 @@ extension Vault {
         try Self.translatingErrors {
             let (count, bytes) = try database.read { try SQLiteRecordStore($0).sizes(kind: .token) }
             return (count, count == 0 ? 0 : Double(bytes) / Double(count))
+        }
+    }
+
+    /// Stores token records of one policy in one write transaction, each exactly as
+    /// ``insertTokenRecord(id:metadata:terms:secret:policy:defaultIfNone:)`` stores it (sealed,
+    /// digested, indexed) but with one commit for all: the bulk path the harness grows large vaults
+    /// with. Sets no default token.
+    ///
+    /// - Parameters:
+    ///   - records: Tokens with ids not stored yet.
+    ///   - policy: Their policy; one without access control, device binding or access group.
+    /// - Throws: ``VaultError/alreadyExists(_:)`` for an id already stored, ``VaultError/locked``.
+    package func insertTokenRecordsForBenchmarking(_ records: [BenchmarkTokenRecord], policy: VaultPolicy) throws {
+        precondition(policy.accessGroup == nil && !policy.accessibility.isDeviceBound && policy.accessControl.isEmpty)
+        try write { transaction in
+            for record in records {
+                let lookup = transaction.keys.lookup(kind: .token, accessGroup: nil, name: record.id)
+                guard try transaction.row(lookup: lookup) == nil else {
+                    throw VaultError.alreadyExists("a token with this id")
+                }
+                try storeItem(
+                    ItemContent(name: record.id, metadata: record.metadata, value: record.secret, terms: record.terms),
+                    kind: .token, lookup: lookup, policy: policy, device: nil, replacing: nil, in: &transaction)
+            }
+        }
+    }
+
+    /// Stores token records of one policy in one write transaction as format version 2 wrote
+    /// them (envelopes without index terms, nothing in the index), then marks the file format
+    /// version 2 and drops the index table: a vault for timing the upgrade to version 3 at a scale
+    /// no committed fixture has. Call it, as often as needed, only on a new vault whose token
+    /// records all come from this method.
+    ///
+    /// - Parameters:
+    ///   - records: Tokens with ids not stored yet; their terms are left out.
+    ///   - policy: Their policy; one without access control, device binding or access group.
+    /// - Throws: ``VaultError/alreadyExists(_:)`` for an id already stored, ``VaultError/locked``.
+    package func insertFormat2TokenRecordsForBenchmarking(
+        _ records: [BenchmarkTokenRecord], policy: VaultPolicy
+    ) throws {
+        precondition(policy.accessGroup == nil && !policy.accessibility.isDeviceBound && policy.accessControl.isEmpty)
+        let domain = Domain(policy)
+        try write { transaction in
+            let keys = transaction.keys
+            for record in records {
+                let lookup = keys.lookup(kind: .token, accessGroup: nil, name: record.id)
+                guard try transaction.row(lookup: lookup) == nil else {
+                    throw VaultError.alreadyExists("a token with this id")
+                }
+                let envelope = ItemEnvelope(name: record.id, metadata: record.metadata, content: .value(record.secret))
+                try transaction.insert(
+                    RecordRow.seal(
+                        envelope.bytes, id: SecureRandom.bytes(count: VaultFormat.idByteCount), kind: .token,
+                        lookup: lookup, domainID: keys.id(of: domain, device: nil), policyCode: domain.policyCode,
+                        version: 1, scope: transaction.register(group: nil),
+                        key: try keys.key(for: domain, device: nil),
+                        vaultID: vaultID))
+            }
+        }
+        try Self.translatingErrors {
+            try database.write { db in
+                try db.execute("DROP TABLE IF EXISTS record_index")
+                try VaultSchema.writeHeader(formatVersion: 2, epoch: try VaultSchema.epoch(db), db)
+            }
         }
     }
 }
