@@ -70,7 +70,8 @@ extension Vault {
     /// The digests are checked first: upgrading must not hide damage. Another process sees the
     /// vault before or after, never half-way.
     ///
-    /// - Parameter reencode: The caller's metadata in its new encoding, and its terms.
+    /// - Parameter reencode: The caller's metadata in its new encoding, and its terms; called for
+    ///   several records at once, on as many threads as there are cores.
     /// - Returns: Whether the vault was upgraded: `false` when it already was, when this unlock is
     ///   scoped (it cannot reach every record), or when a token record is bound to another device
     ///   (it cannot be opened here); the vault then stays at version 2, readable and searchable by
@@ -79,7 +80,7 @@ extension Vault {
     ///   throws.
     @discardableResult
     package func upgradeTokenRecords(
-        _ reencode: (TokenRecordMetadata) throws -> (metadata: [UInt8], terms: [IndexTerm])
+        _ reencode: @Sendable (TokenRecordMetadata) throws -> (metadata: [UInt8], terms: [IndexTerm])
     ) throws -> Bool {
         let device = try deviceSecret(creating: false)
         return try Self.translatingErrors {
@@ -91,35 +92,41 @@ extension Vault {
                 let records = SQLiteRecordStore(db)
                 let groups = try candidateGroups(in: records, keys: keys)
                 let scopes = keys.scopes(of: groups)
-                _ = try ScopedDigests(rows: records.rows(), slots: KeySlot.all(in: db), keys: keys, groups: scopes)
+                let rows = try records.rows()
+                _ = try ScopedDigests(rows: rows, slots: KeySlot.all(in: db), keys: keys, groups: scopes)
                     .check(in: records, keys: keys, groups: scopes, vaultID: vaultID)
-                let tokens = try records.rows(kind: .token)
-                var opened: [(RecordRow, ItemEnvelope, Domain)] = []
-                for row in tokens {
+                let opening = try rows.filter { $0.kind == .token }.concurrentMap { row -> (RecordRow, ItemEnvelope, Domain)? in
                     do {
-                        let (envelope, domain) = try openToken(row, groups: groups, keys: keys)
-                        opened.append((row, envelope, domain))
+                        let (envelope, domain) = try self.openToken(row, groups: groups, keys: keys)
+                        return (row, envelope, domain)
                     } catch VaultError.unavailableOnThisDevice {
-                        return false
+                        return nil
                     }
                 }
+                // A token bound to another device cannot be opened, so not upgraded: leave the vault as it is.
+                let opened = opening.compactMap { $0 }
+                guard opened.count == opening.count else { return false }
                 try VaultSchema.addVersion3Indexes(db)
                 try VaultSchema.writeHeader(formatVersion: 3, epoch: keys.epoch, db)
                 var transaction = try RecordTransaction(db: db, keys: keys, vaultID: vaultID)
-                for (row, envelope, domain) in opened {
+                let vaultID = vaultID
+                // Decoding, encoding, sealing and hashing are independent per record: spread over
+                // the cores. The writes then go in record id order, the table's own.
+                let upgraded = try opened.concurrentMap { row, envelope, domain in
                     let (metadata, terms) = try reencode(
                         TokenRecordMetadata(
                             id: envelope.name, metadata: envelope.metadata, policy: domain.policy, version: row.version))
-                    let upgraded = envelope.with(metadata: metadata, terms: terms)
-                    let devicePart = domain.accessibility.isDeviceBound ? device : nil
-                    try transaction.replace(
-                        row,
-                        with: RecordRow.seal(
-                            upgraded.bytes, id: row.id, kind: .token, lookup: row.lookup, domainID: row.domainID,
-                            policyCode: row.policyCode, version: row.version + 1, scope: row.scope,
-                            key: keys.key(for: domain, device: devicePart), vaultID: vaultID))
-                    try transaction.reindex(recordID: row.id, from: [], to: terms, group: domain.accessGroup)
+                    let sealed = try RecordRow.seal(
+                        envelope.with(metadata: metadata, terms: terms).bytes, id: row.id, kind: .token,
+                        lookup: row.lookup, domainID: row.domainID, policyCode: row.policyCode,
+                        version: row.version + 1, scope: row.scope,
+                        key: keys.key(for: domain, device: domain.accessibility.isDeviceBound ? device : nil),
+                        vaultID: vaultID)
+                    let indexKey = try keys.indexKey(forGroup: domain.accessGroup)
+                    return (row, sealed, Set(terms).map { IndexEntry(term: $0.hash(key: indexKey), recordID: row.id) })
                 }
+                for (row, sealed, _) in upgraded { try transaction.replace(row, with: sealed) }
+                try transaction.index(upgraded.flatMap(\.2))
                 try transaction.commit()
                 return true
             }

@@ -89,8 +89,8 @@ extension Vault {
 
 /// The index as the sealed terms of the token records say it should be, against the stored one.
 private struct IndexCheck {
-    /// Term hash followed by record id, for each entry the records account for.
-    private var expected: Set<[UInt8]> = []
+    /// The entries the records account for.
+    private var expected: Set<IndexEntry> = []
     /// Token records this unlock could not open: their entries cannot be accounted for.
     var unopenedRecords = 0
 
@@ -101,11 +101,11 @@ private struct IndexCheck {
             let domain = try row.domain(among: groups.filter(keys.isInScope), keys: keys, device: device)
         else { return }
         let key = try keys.indexKey(forGroup: domain.accessGroup)
-        for term in terms { expected.insert(term.hash(key: key) + row.id) }
+        for term in terms { expected.insert(IndexEntry(term: term.hash(key: key), recordID: row.id)) }
     }
 
-    func compare(with stored: [(term: [UInt8], recordID: [UInt8])], fullAccess: Bool) throws {
-        let entries = Set(stored.map { $0.term + $0.recordID })
+    func compare(with stored: [IndexEntry], fullAccess: Bool) throws {
+        let entries = Set(stored)
         let missing = expected.subtracting(entries).count
         if missing > 0 {
             throw VaultError.integrity(

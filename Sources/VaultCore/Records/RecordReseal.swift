@@ -42,6 +42,7 @@ struct RecordReseal {
         var result: [RecordRow] = []
         result.reserveCapacity(rows.count)
         var metadataRows: [RecordRow] = []
+        var entries: [IndexEntry] = []
         if reindexes { try records.removeAllIndexEntries() }
         for row in rows {
             if row.kind.isMetadata {
@@ -70,10 +71,11 @@ struct RecordReseal {
             try records.update(resealed, expectedVersion: row.version)
             if reindexes, let terms = envelope.terms, !terms.isEmpty {
                 let key = try new.indexKey(forGroup: group)
-                try records.addIndexEntries(terms.map { $0.hash(key: key) }, recordID: row.id)
+                entries += terms.map { IndexEntry(term: $0.hash(key: key), recordID: row.id) }
             }
             result.append(resealed)
         }
+        try records.addIndexEntries(entries)
         let leaseNames = Dictionary(
             tokenIDs.map {
                 (old.lookup(kind: .lease, accessGroup: $0.group, name: Vault.refreshLeaseName($0.id)), $0.id)

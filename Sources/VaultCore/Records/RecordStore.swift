@@ -36,21 +36,18 @@ package protocol RecordStore: RecordReader {
 
     // MARK: Index
 
-    /// Files a record under keyed term hashes.
+    /// Files records under keyed term hashes; an entry already there stays as it is.
     ///
-    /// - Parameters:
-    ///   - terms: The keyed hashes of the record's index terms.
-    ///   - recordID: The record's id.
+    /// - Parameter entries: Each a term's keyed hash and a record id; many at once when a whole
+    ///   vault is filed again, which a store may do in its index's order.
     /// - Throws: Storage errors.
-    func addIndexEntries(_ terms: [[UInt8]], recordID: [UInt8]) throws
+    func addIndexEntries(_ entries: [IndexEntry]) throws
 
-    /// Removes a record's entries under `terms` (entries that are not there are ignored).
+    /// Removes index entries (entries that are not there are ignored).
     ///
-    /// - Parameters:
-    ///   - terms: The keyed hashes the record was filed under.
-    ///   - recordID: The record's id.
+    /// - Parameter entries: Each a term's keyed hash and the record filed under it.
     /// - Throws: Storage errors.
-    func removeIndexEntries(_ terms: [[UInt8]], recordID: [UInt8]) throws
+    func removeIndexEntries(_ entries: [IndexEntry]) throws
 
     /// Empties the index, before a key rotation files every record again under its new keys.
     ///
@@ -115,9 +112,9 @@ package protocol RecordReader {
 
     /// Every index entry, for ``Vault/verify()``.
     ///
-    /// - Returns: The term hash and record id of each entry.
+    /// - Returns: The entries.
     /// - Throws: Storage errors.
-    func indexEntries() throws -> [(term: [UInt8], recordID: [UInt8])]
+    func indexEntries() throws -> [IndexEntry]
 
     /// The id and version of every row of one kind, in record id order, from clear columns only: what
     /// a cache of opened rows compares with to open only the rows that are new or changed.
@@ -149,4 +146,24 @@ package protocol RecordReader {
     /// - Returns: The scope ids, in order.
     /// - Throws: Storage errors.
     func digestScopes() throws -> [[UInt8]]
+}
+
+/// One row of the token index: a record filed under the keyed hash of one of its terms.
+package struct IndexEntry: Hashable, Comparable {
+    /// The term's keyed hash (``IndexTerm/hash(key:)``).
+    package let term: [UInt8]
+    /// The record's id.
+    package let recordID: [UInt8]
+
+    /// An entry.
+    package init(term: [UInt8], recordID: [UInt8]) {
+        self.term = term
+        self.recordID = recordID
+    }
+
+    /// The index's own order: by term, then record id, as bytes.
+    package static func < (lhs: IndexEntry, rhs: IndexEntry) -> Bool {
+        lhs.term == rhs.term
+            ? lhs.recordID.lexicographicallyPrecedes(rhs.recordID) : lhs.term.lexicographicallyPrecedes(rhs.term)
+    }
 }

@@ -85,8 +85,13 @@ struct RecordTransaction {
         let added = Set(new).subtracting(old)
         guard !removed.isEmpty || !added.isEmpty else { return }
         let key = try keys.indexKey(forGroup: group)
-        try store.removeIndexEntries(removed.map { $0.hash(key: key) }, recordID: recordID)
-        try store.addIndexEntries(added.map { $0.hash(key: key) }, recordID: recordID)
+        try store.removeIndexEntries(removed.map { IndexEntry(term: $0.hash(key: key), recordID: recordID) })
+        try store.addIndexEntries(added.map { IndexEntry(term: $0.hash(key: key), recordID: recordID) })
+    }
+
+    /// Files many records at once (an upgrade filing a whole vault), in the index's order.
+    func index(_ entries: [IndexEntry]) throws {
+        try store.addIndexEntries(entries)
     }
 
     mutating func insertSlot(_ slot: KeySlot) throws {

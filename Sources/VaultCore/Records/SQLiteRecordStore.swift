@@ -91,21 +91,25 @@ package struct SQLiteRecordStore: RecordStore {
     }
 
     /// Every entry, in key order.
-    package func indexEntries() throws -> [(term: [UInt8], recordID: [UInt8])] {
-        try db.query("SELECT term, record_id FROM record_index") { ($0.blob(0), $0.blob(1)) }
+    package func indexEntries() throws -> [IndexEntry] {
+        try db.query("SELECT term, record_id FROM record_index") { IndexEntry(term: $0.blob(0), recordID: $0.blob(1)) }
     }
 
-    /// One insert per term; a term the record is already filed under stays as it is.
-    package func addIndexEntries(_ terms: [[UInt8]], recordID: [UInt8]) throws {
-        for term in terms {
-            try db.run("INSERT OR IGNORE INTO record_index (term, record_id) VALUES (?, ?)", [.blob(term), .blob(recordID)])
+    /// One insert per entry, in the index's order: filing a whole vault again then fills each page
+    /// of the index in turn instead of touching a random one per entry.
+    package func addIndexEntries(_ entries: [IndexEntry]) throws {
+        for entry in entries.sorted() {
+            try db.run(
+                "INSERT OR IGNORE INTO record_index (term, record_id) VALUES (?, ?)",
+                [.blob(entry.term), .blob(entry.recordID)])
         }
     }
 
-    /// One delete per term, each a primary-key look-up.
-    package func removeIndexEntries(_ terms: [[UInt8]], recordID: [UInt8]) throws {
-        for term in terms {
-            try db.run("DELETE FROM record_index WHERE term = ? AND record_id = ?", [.blob(term), .blob(recordID)])
+    /// One delete per entry, each a primary-key look-up.
+    package func removeIndexEntries(_ entries: [IndexEntry]) throws {
+        for entry in entries {
+            try db.run(
+                "DELETE FROM record_index WHERE term = ? AND record_id = ?", [.blob(entry.term), .blob(entry.recordID)])
         }
     }
 
