@@ -300,7 +300,10 @@ struct VaultOperationsBenchmark {
             ("find(claim: email, equals:), indexed (1 match)", { Format.percentiles($0.findByClaim) }),
             ("find(where:) on a tag, first call (1 match)", { Format.percentiles($0.findWhereFirst) }),
             ("find(where:) on a tag, later calls (1 match)", { Format.percentiles($0.findWhere) }),
-            ("find(where:) after another connection changed a token", { Format.percentiles($0.findWhereAfterOtherWrite) }),
+            (
+                "find(where:) after another connection changed a token",
+                { Format.percentiles($0.findWhereAfterOtherWrite) }
+            ),
             ("allIDs", { Format.percentiles($0.allIDs) }),
             ("reopen + unlock (key file, no KDF) + first find(tags:)", { Format.percentiles($0.reopenAndFirstFind) }),
             ("rekey: changeUnlock, every record re-sealed", { $0.rekey.map(Format.percentiles) ?? skippedRekey }),

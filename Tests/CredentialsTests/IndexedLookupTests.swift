@@ -11,7 +11,8 @@ import TokenVault
 
     /// A key-file vault with `count` tokens: token `i` is tagged `user=u<i>` and `team=<i % 3>`, and
     /// its ID token has `sub` `s<i>` and `email` `e<i>@example.com`.
-    private func filledVault(_ count: Int) throws -> (storage: VaultTokenStorage, url: URL, keyFile: URL, ids: [String]) {
+    private func filledVault(_ count: Int) throws -> (storage: VaultTokenStorage, url: URL, keyFile: URL, ids: [String])
+    {
         let (vault, url, keyFile) = try TestVaults.keyFileVault(in: directory)
         let storage = try VaultTokenStorage(vault: vault)
         var ids: [String] = []
@@ -20,7 +21,8 @@ import TokenVault
                 response: TestTokens.response(subject: "s\(index)", email: "e\(index)@example.com"),
                 context: TestTokens.context)
             _ = try storage.add(
-                token: token, metadata: Token.Metadata(token: token, tags: ["user": "u\(index)", "team": "\(index % 3)"]),
+                token: token,
+                metadata: Token.Metadata(token: token, tags: ["user": "u\(index)", "team": "\(index % 3)"]),
                 security: [])
             ids.append(token.id)
         }
@@ -30,7 +32,9 @@ import TokenVault
     @Test func findsByTagsAndClaimsWithoutOpeningOtherRecords() throws {
         let (storage, url, keyFile, ids) = try filledVault(30)
         #expect(try storage.metadata(taggedWith: ["user": "u7"]).map(\.id) == [ids[7]])
-        #expect(try Set(storage.metadata(taggedWith: ["team": "1"]).map(\.id)) == Set(stride(from: 1, to: 30, by: 3).map { ids[$0] }))
+        #expect(
+            try Set(storage.metadata(taggedWith: ["team": "1"]).map(\.id))
+                == Set(stride(from: 1, to: 30, by: 3).map { ids[$0] }))
         #expect(try storage.metadata(taggedWith: ["team": "1", "user": "u7"]).map(\.id) == [ids[7]])
         #expect(try storage.metadata(taggedWith: ["team": "2", "user": "u7"]).isEmpty)
         #expect(try storage.metadata(taggedWith: ["user": "nobody"]).isEmpty)
@@ -106,7 +110,8 @@ import TokenVault
         let raw = try RawVaultFile(url)
         let entries = try raw.indexEntries()
         let first = try #require(entries.first)
-        try raw.execute("DELETE FROM record_index WHERE term = ? AND record_id = ?", .blob(first.term), .blob(first.recordID))
+        try raw.execute(
+            "DELETE FROM record_index WHERE term = ? AND record_id = ?", .blob(first.term), .blob(first.recordID))
         #expect(
             throws: VaultError.integrity(
                 "1 index entries are missing: look-ups by tag or claim would not find every token")
@@ -147,8 +152,9 @@ import TokenVault
         let vault = try Vault.open(at: url, unlock: .keyFile(keyFile))
         #expect(try vault.verify().formatVersion == 2)
         #expect(try !vault.indexesTokenRecords)
-        #expect(throws: VaultError.unsupportedFormat(
-            "writing tokens needs the vault upgraded to format version 3, which a full-access unlock does first")
+        #expect(
+            throws: VaultError.unsupportedFormat(
+                "writing tokens needs the vault upgraded to format version 3, which a full-access unlock does first")
         ) {
             try vault.insertTokenRecord(
                 id: "new", metadata: [], terms: [], secret: [1], policy: VaultPolicy(), defaultIfNone: false)

@@ -242,7 +242,8 @@ import VaultCore
         let token = Self.fullToken
         let metadata = Token.Metadata(token: token, tags: ["user": "jane"])
         _ = try vault.insertTokenRecord(
-            id: token.id, metadata: Self.legacy(metadata), terms: metadata.indexTerms, secret: Self.legacy(token), policy: .default,
+            id: token.id, metadata: Self.legacy(metadata), terms: metadata.indexTerms, secret: Self.legacy(token),
+            policy: .default,
             defaultIfNone: true)
         let storage = try VaultTokenStorage(vault: vault)
         #expect(try storage.token(id: token.id, prompt: nil, authenticationContext: nil) == token)

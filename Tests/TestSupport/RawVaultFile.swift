@@ -146,7 +146,9 @@ public final class RawVaultFile: Sendable {
     /// Every entry of the token index: a term's keyed hash and the record filed under it.
     public func indexEntries() throws -> [(term: [UInt8], recordID: [UInt8])] {
         try database.read { db in
-            try db.query("SELECT term, record_id FROM record_index ORDER BY term, record_id") { ($0.blob(0), $0.blob(1)) }
+            try db.query("SELECT term, record_id FROM record_index ORDER BY term, record_id") {
+                ($0.blob(0), $0.blob(1))
+            }
         }
     }
 

@@ -142,7 +142,8 @@ import VaultStorage
         let passcode = VaultPolicy(accessibility: .whenPasscodeSetThisDeviceOnly)
         try vault.set("item", for: SecretKey<String>("passcode item", policy: passcode))
         _ = try vault.insertTokenRecord(
-            id: "passcode token", metadata: [], terms: [], secret: Array("token".utf8), policy: passcode, defaultIfNone: false)
+            id: "passcode token", metadata: [], terms: [], secret: Array("token".utf8), policy: passcode,
+            defaultIfNone: false)
 
         try vault.removeUnlock(TestVaults.unlock)
         let report = try vault.verify()

@@ -145,7 +145,8 @@ import VaultCore
 
         // A change elsewhere: only the changed record is decoded again.
         let version = try #require(try other.tokenRecordMetadata(id: "t2")).version
-        try other.updateTokenRecord(id: "t2", metadata: Array("new".utf8), terms: [], secret: nil, expectedVersion: version)
+        try other.updateTokenRecord(
+            id: "t2", metadata: Array("new".utf8), terms: [], secret: nil, expectedVersion: version)
         #expect(try Set(vault.tokenMetadata(decodedBy: CountingDecoder.self)) == ["m0", "m1", "new", "m3", "m4"])
         #expect(CountingDecoder.calls.value - before == 6)
         // A write that changes no token leaves the decoded listing as it was.

@@ -42,7 +42,8 @@ extension Token.Metadata {
         case .string(let text): [text]
         case .bool(let flag): [flag ? "true" : "false"]
         case .number: [claim?.anyValue.map { "\($0)" } ?? ""]
-        case .array(let elements): elements.flatMap { element -> [String] in
+        case .array(let elements):
+            elements.flatMap { element -> [String] in
                 if case .array = element { return [] }
                 return comparableValues(of: element)
             }

@@ -95,7 +95,8 @@ extension Vault {
                 let rows = try records.rows()
                 _ = try ScopedDigests(rows: rows, slots: KeySlot.all(in: db), keys: keys, groups: scopes)
                     .check(in: records, keys: keys, groups: scopes, vaultID: vaultID)
-                let opening = try rows.filter { $0.kind == .token }.concurrentMap { row -> (RecordRow, ItemEnvelope, Domain)? in
+                let opening = try rows.filter { $0.kind == .token }.concurrentMap {
+                    row -> (RecordRow, ItemEnvelope, Domain)? in
                     do {
                         let (envelope, domain) = try self.openToken(row, groups: groups, keys: keys)
                         return (row, envelope, domain)
@@ -115,7 +116,8 @@ extension Vault {
                 let upgraded = try opened.concurrentMap { row, envelope, domain in
                     let (metadata, terms) = try reencode(
                         TokenRecordMetadata(
-                            id: envelope.name, metadata: envelope.metadata, policy: domain.policy, version: row.version))
+                            id: envelope.name, metadata: envelope.metadata, policy: domain.policy, version: row.version)
+                    )
                     let sealed = try RecordRow.seal(
                         envelope.with(metadata: metadata, terms: terms).bytes, id: row.id, kind: .token,
                         lookup: row.lookup, domainID: row.domainID, policyCode: row.policyCode,
