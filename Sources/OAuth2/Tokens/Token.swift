@@ -238,7 +238,19 @@ extension Token {
         public let id: String
         /// The app's tags.
         public let tags: [String: String]
-        private let claimsSource: ClaimsSource
+        // Where the claims come from, one of three (none set: no claims). Kept as optionals, not as
+        // a `ClaimsSource`: an enum keeps its case in the spare bits of its payload's pointer, and
+        // LeakSanitizer, which cannot follow such a pointer, reported every ID token held only by
+        // a stored credential's metadata as leaked.
+        private let parsedClaims: [String: JSONValue]?
+        private let idToken: JWT?
+        private let storedClaimsObject: LazyJSONObject?
+
+        private var claimsSource: ClaimsSource {
+            if let idToken { return .idToken(idToken) }
+            if let storedClaimsObject { return .stored(storedClaimsObject) }
+            return .parsed(parsedClaims ?? [:])
+        }
 
         /// The ID token's claims (empty without an ID token).
         public var claims: [String: JSONValue] {
@@ -258,7 +270,9 @@ extension Token {
         public init(id: String, tags: [String: String] = [:], claims: [String: JSONValue] = [:]) {
             self.id = id
             self.tags = tags
-            claimsSource = .parsed(claims)
+            parsedClaims = claims
+            idToken = nil
+            storedClaimsObject = nil
         }
 
         /// Metadata for a token: its id and ID-token claims with `tags`.
@@ -269,7 +283,9 @@ extension Token {
         public init(token: Token, tags: [String: String]) {
             id = token.id
             self.tags = tags
-            claimsSource = token.idToken.map(ClaimsSource.idToken) ?? .parsed([:])
+            parsedClaims = nil
+            idToken = token.idToken
+            storedClaimsObject = nil
         }
 
         /// Metadata read back from a token record, its claims parsed on first access.
@@ -281,7 +297,9 @@ extension Token {
         package init(id: String, tags: [String: String], storedClaims: LazyJSONObject?) {
             self.id = id
             self.tags = tags
-            claimsSource = storedClaims.map(ClaimsSource.stored) ?? .parsed([:])
+            parsedClaims = nil
+            idToken = nil
+            storedClaimsObject = storedClaims
         }
 
         /// The claims as a token record keeps them, without parsing them: the ID token's payload
