@@ -145,6 +145,26 @@ import TokenVault
                 == [team.teamA.id, team.teamB.id, team.ungrouped.id])
     }
 
+    @Test func aScopedUnlockLeavesAFormatVersion2VaultAsItIs() throws {
+        let (vault, url, keyFile) = try TestVaults.keyFileVault(in: directory)
+        let token = TestTokens.token(subject: "alice")
+        try VaultTokenStorage.addAllInFormat2ForBenchmarking(
+            [(token, Token.Metadata(token: token, tags: ["team": "a"]))], to: vault)
+        let scopedKeyFile = directory.file("scoped.key")
+        try KeyFile.generate(at: scopedKeyFile)
+        try vault.addUnlock(.keyFile(scopedKeyFile), accessGroups: ["teamA"])
+        let raw = try RawVaultFile(url)
+        #expect(try raw.integer("SELECT format_version FROM vault_header") == 2)
+
+        let scoped = try VaultTokenStorage(vault: Vault.open(at: url, unlock: .keyFile(scopedKeyFile)))
+        #expect(try raw.integer("SELECT format_version FROM vault_header") == 2)
+        #expect(try scoped.metadata(taggedWith: ["team": "a"]).isEmpty)  // read by opening, and not its group's
+
+        let full = try VaultTokenStorage(vault: Vault.open(at: url, unlock: .keyFile(keyFile)))
+        #expect(try raw.integer("SELECT format_version FROM vault_header") == 3)
+        #expect(try full.metadata(taggedWith: ["team": "a"]).map(\.id) == [token.id])
+    }
+
     @Test func aFormatVersion2VaultIsUpgradedInOneTransactionByItsFirstFullAccessUse() throws {
         struct Interrupted: Error {}
         let url = try Fixtures.copy("format-v1.vault", to: directory)
