@@ -45,10 +45,7 @@ extension Vault {
                     }
                     guard domain.accessGroup == group, let sealed = envelope.terms, terms.allSatisfy(sealed.contains)
                     else { continue }
-                    found.append(
-                        TokenRecordMetadata(
-                            id: envelope.name, metadata: envelope.metadata, policy: domain.policy,
-                            version: row.version))
+                    found.append(TokenRecordMetadata(envelope, domain: domain, row: row))
                 }
             }
             return found
@@ -114,10 +111,7 @@ extension Vault {
                 // Decoding, encoding, sealing and hashing are independent per record: spread over
                 // the cores. The writes then go in record id order, the table's own.
                 let upgraded = try opened.concurrentMap { row, envelope, domain in
-                    let (metadata, terms) = try reencode(
-                        TokenRecordMetadata(
-                            id: envelope.name, metadata: envelope.metadata, policy: domain.policy, version: row.version)
-                    )
+                    let (metadata, terms) = try reencode(TokenRecordMetadata(envelope, domain: domain, row: row))
                     let sealed = try RecordRow.seal(
                         envelope.with(metadata: metadata, terms: terms).bytes, id: row.id, kind: .token,
                         lookup: row.lookup, domainID: row.domainID, policyCode: row.policyCode,

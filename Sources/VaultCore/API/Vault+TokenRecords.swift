@@ -10,6 +10,14 @@ package struct TokenRecordMetadata: Sendable {
     package let policy: VaultPolicy
     /// The record's version: what a compare-and-swap write of this record expects.
     package let version: UInt64
+
+    /// The public half of the token record `row`, opened to `envelope` in `domain`.
+    init(_ envelope: ItemEnvelope, domain: Domain, row: RecordRow) {
+        id = envelope.name
+        metadata = envelope.metadata
+        policy = domain.policy
+        version = row.version
+    }
 }
 
 /// Token records for the credential layer: metadata readable with the domain key alone, the token
@@ -120,8 +128,7 @@ extension Vault {
         let secret = try readItemValue(authenticationContext: authenticationContext, prompt: prompt) { records, keys in
             guard let row = try records.row(lookup: tokenLookup(id, keys)) else { return nil }
             let (envelope, domain) = try openToken(row, groups: candidateGroups(in: records, keys: keys), keys: keys)
-            found = TokenRecordMetadata(
-                id: envelope.name, metadata: envelope.metadata, policy: domain.policy, version: row.version)
+            found = TokenRecordMetadata(envelope, domain: domain, row: row)
             return (row, envelope)
         }
         guard let secret, let found else { return nil }
@@ -235,8 +242,7 @@ extension Vault {
 
     func metadata(of row: RecordRow, groups: [String?], keys: KeyRing) throws -> TokenRecordMetadata {
         let (envelope, domain) = try openToken(row, groups: groups, keys: keys)
-        return TokenRecordMetadata(
-            id: envelope.name, metadata: envelope.metadata, policy: domain.policy, version: row.version)
+        return TokenRecordMetadata(envelope, domain: domain, row: row)
     }
 
     static let defaultTokenName = "default token"
