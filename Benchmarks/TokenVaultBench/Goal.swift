@@ -58,6 +58,24 @@ struct Goal: Codable, Sendable {
         return goals
     }
 
+    /// A goal on a ratio measured at every vault size, judged at the worst size (none when no size
+    /// was measured); `note` describes that worst size.
+    private static func ratioGoal(
+        _ vault: [VaultOperationsBenchmark.Result], _ goal: String,
+        ratio: KeyPath<VaultOperationsBenchmark.Result, Double>, limit: Double,
+        note: (VaultOperationsBenchmark.Result) -> String
+    ) -> [Goal] {
+        guard let worst = vault.max(by: { $0[keyPath: ratio] < $1[keyPath: ratio] }) else { return [] }
+        return [
+            Goal(
+                goal: goal,
+                measured: vault.map { "\(Format.ratio($0[keyPath: ratio])) at \(Format.count(Double($0.tokens)))" }
+                    .joined(separator: ", "),
+                value: worst[keyPath: ratio], limit: limit,
+                status: worst[keyPath: ratio] <= limit ? .met : .missed, note: note(worst))
+        ]
+    }
+
     /// A token record goal: one p50 latency against its limit.
     private static func recordGoal(_ goal: String, _ p50: Double, limit: Double, note: String) -> Goal {
         Goal(
@@ -90,29 +108,22 @@ struct Goal: Codable, Sendable {
                 tokens: 100_000, limit: 1e9
             ) { ($0.reopenAndFirstFind, "key-file unlock: no key derivation in the figure") },
         ]
-        if let worst = vault.max(by: { $0.storeRatio < $1.storeRatio }) {
-            goals.append(
-                Goal(
-                    goal: "durable store at most 1.3x the raw SQLite insert of the same sealed bytes",
-                    measured: vault.map { "\(Format.ratio($0.storeRatio)) at \(Format.count(Double($0.tokens)))" }
-                        .joined(separator: ", "),
-                    value: worst.storeRatio, limit: 1.3, status: worst.storeRatio <= 1.3 ? .met : .missed,
-                    note: "p50 \(Format.duration(nanoseconds: worst.store.p50Ns)) vs "
-                        + "\(Format.duration(nanoseconds: worst.rawInsert.p50Ns)) at "
-                        + "\(Format.count(Double(worst.tokens))) tokens"))
+        goals += ratioGoal(
+            vault, "durable store at most 1.3x the raw SQLite insert of the same sealed bytes", ratio: \.storeRatio,
+            limit: 1.3
+        ) { worst in
+            "p50 \(Format.duration(nanoseconds: worst.store.p50Ns)) vs "
+                + "\(Format.duration(nanoseconds: worst.rawInsert.p50Ns)) at \(Format.count(Double(worst.tokens))) tokens"
         }
-        if let worst = vault.max(by: { $0.diskRatio < $1.diskRatio }) {
-            goals.append(
-                Goal(
-                    goal: "bytes on disk per token (file + -wal + -shm) at most 1.5x its sealed payload",
-                    measured: vault.map { "\(Format.ratio($0.diskRatio)) at \(Format.count(Double($0.tokens)))" }
-                        .joined(separator: ", "),
-                    value: worst.diskRatio, limit: 1.5, status: worst.diskRatio <= 1.5 ? .met : .missed,
-                    note: "\(Format.bytes(worst.bytesPerToken)) per token of "
-                        + "\(Format.bytes(worst.meanSealedBytes)) sealed at \(Format.count(Double(worst.tokens))) "
-                        + "(raw SQLite floor \(Format.ratio(worst.rawBytesPerRow / worst.meanSealedBytes))); "
-                        + "-wal \(Format.bytes(Double(worst.walBytes))) at the end, "
-                        + "\(Format.bytes(Double(worst.liveWALBytes))) while open after the stores"))
+        goals += ratioGoal(
+            vault, "bytes on disk per token (file + -wal + -shm) at most 1.5x its sealed payload", ratio: \.diskRatio,
+            limit: 1.5
+        ) { worst in
+            "\(Format.bytes(worst.bytesPerToken)) per token of "
+                + "\(Format.bytes(worst.meanSealedBytes)) sealed at \(Format.count(Double(worst.tokens))) "
+                + "(raw SQLite floor \(Format.ratio(worst.rawBytesPerRow / worst.meanSealedBytes))); "
+                + "-wal \(Format.bytes(Double(worst.walBytes))) at the end, "
+                + "\(Format.bytes(Double(worst.liveWALBytes))) while open after the stores"
         }
         return goals
     }
