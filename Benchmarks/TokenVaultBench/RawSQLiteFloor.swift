@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TokenVault
 import VaultCrypto
 import VaultStorage
@@ -13,6 +14,9 @@ final class RawSQLiteFloor {
     private let path: String
     /// The rows inserted so far.
     private(set) var rowCount = 0
+
+    /// The counter of the last record id handed out.
+    private static let nextID = Mutex<UInt64>(UInt64.random(in: 0..<(1 << 62)))
 
     private static let insert =
         "INSERT INTO records (record_id, kind, lookup, domain, policy, version, sealed) VALUES (?, ?, ?, ?, ?, ?, ?)"
@@ -92,11 +96,16 @@ final class RawSQLiteFloor {
         }
     }
 
-    /// A row with random ids, as the vault writes them (16-byte id, 32-byte look-up tag, 16-byte
-    /// domain).
+    /// A row with ids as the vault writes them: a 16-byte record id that sorts after every earlier
+    /// one (a counter, then random bytes), a random 32-byte look-up tag and 16-byte domain.
     private static func row(sealed: [UInt8]) -> [SQLiteValue] {
-        [
-            .blob(SecureRandom.bytes(count: 16)), .integer(Vault.tokenRecordKindForBenchmarking),
+        let count = nextID.withLock { counter in
+            counter += 1
+            return counter
+        }
+        let id = (0..<8).map { UInt8(truncatingIfNeeded: count >> (56 - 8 * $0)) } + SecureRandom.bytes(count: 8)
+        return [
+            .blob(id), .integer(Vault.tokenRecordKindForBenchmarking),
             .blob(SecureRandom.bytes(count: 32)), .blob(SecureRandom.bytes(count: 16)), .integer(0), .integer(1),
             .blob(sealed),
         ]

@@ -35,7 +35,7 @@ extension Vault {
                 throw VaultError.unsupportedPolicy("whenPasscodeSetThisDeviceOnly needs a vault with a passphrase slot")
             }
         }
-        let id = existing?.id ?? SecureRandom.bytes(count: VaultFormat.idByteCount)
+        let id = try existing?.id ?? transaction.newRecordID()
         let content: ItemEnvelope.Content
         if let value = item.value {
             let factors = try FactorStore.records(in: transaction.records, keys: keys, vaultID: vaultID)

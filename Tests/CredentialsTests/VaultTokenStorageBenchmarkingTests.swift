@@ -25,7 +25,7 @@ import VaultCore
         try storage.addAllForBenchmarking(Array(tokens[3...]))
 
         let report = try vault.verify()
-        #expect(report.formatVersion == 3)
+        #expect(report.formatVersion == 4)
         #expect(report.authenticatedRecordCount == report.recordCount)
         #expect(Set(try storage.allIDs()) == Set(tokens.map(\.token.id)))
         #expect(try storage.metadata(taggedWith: ["user": "user-3"]).map(\.id) == [tokens[3].token.id])
@@ -40,12 +40,13 @@ import VaultCore
         try VaultTokenStorage.addAllInFormat2ForBenchmarking(Array(tokens[2...]), to: vault)
         #expect(try vault.verify().formatVersion == 2)
         #expect(try !vault.indexesTokenRecords)
-        #expect(try RawVaultFile(url).integer("SELECT count(*) FROM sqlite_master WHERE name = 'record_index'") == 0)
+        #expect(
+            try RawVaultFile(url).integer("SELECT count(*) FROM sqlite_master WHERE name LIKE 'record_index%'") == 0)
 
         let reopened = try Vault.open(at: url, unlock: .keyFile(keyFile))
         let storage = try VaultTokenStorage(vault: reopened)
         let report = try reopened.verify()
-        #expect(report.formatVersion == 3)
+        #expect(report.formatVersion == 4)
         #expect(report.authenticatedRecordCount == report.recordCount)
         #expect(try storage.metadata(taggedWith: ["user": "user-2"]).map(\.id) == [tokens[2].token.id])
         #expect(try storage.token(id: tokens[1].token.id, prompt: nil, authenticationContext: nil) == tokens[1].token)

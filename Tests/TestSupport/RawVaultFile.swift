@@ -143,13 +143,22 @@ public final class RawVaultFile: Sendable {
         }
     }
 
-    /// Every entry of the token index: a term's keyed hash and the record filed under it.
+    /// Every entry of the token index, in `record_index` or still in its log: a term's keyed hash
+    /// and the record filed under it.
     public func indexEntries() throws -> [(term: [UInt8], recordID: [UInt8])] {
         try database.read { db in
-            try db.query("SELECT term, record_id FROM record_index ORDER BY term, record_id") {
+            try db.query(
+                "SELECT term, record_id FROM record_index UNION SELECT term, record_id FROM record_index_log ORDER BY 1, 2"
+            ) {
                 ($0.blob(0), $0.blob(1))
             }
         }
+    }
+
+    /// Deletes one index entry, from `record_index` and from its log.
+    public func deleteIndexEntry(term: [UInt8], recordID: [UInt8]) throws {
+        try execute("DELETE FROM record_index WHERE term = ? AND record_id = ?", .blob(term), .blob(recordID))
+        try execute("DELETE FROM record_index_log WHERE term = ? AND record_id = ?", .blob(term), .blob(recordID))
     }
 
     /// Reads one integer.

@@ -177,4 +177,59 @@ import VaultStorage
         #expect(sizes.count == 3 && tokens.count == 3)
         #expect(sizes.meanSealedByteCount == Double(tokens.map(\.sealed.count).reduce(0, +)) / 3)
     }
+
+    @Test func newIdsSortAfterEveryIdInTheTable() throws {
+        #expect(try write { try $0.nextRecordID() }.count == 16)
+        try write { try $0.insert(Self.row(id: 0x7f)) }
+        var previous = [UInt8](repeating: 0x7f, count: 16)
+        for _ in 0..<20 {
+            let id = try write { store in
+                let id = try store.nextRecordID()
+                try store.insert(
+                    RecordRow(
+                        id: id, kind: .keyValueItem, lookup: nil, domainID: [UInt8](repeating: 0xd0, count: 16),
+                        policyCode: 0, version: 1, sealed: [1], scope: nil))
+                return id
+            }
+            #expect(id.lexicographicallyPrecedes(previous) == false && id != previous)
+            previous = id
+        }
+        // With the counter half at its largest, a new id is random, and still new.
+        try write { try $0.insert(Self.row(id: 0xff)) }
+        let random = try write { try $0.nextRecordID() }
+        #expect(random.count == 16 && random != [UInt8](repeating: 0xff, count: 16))
+    }
+
+    @Test func aWritesIndexEntriesAreFoundAtOnceAndFoldedIntoTheIndexAtTheLogLimit() throws {
+        let term = [UInt8](repeating: 0x1e, count: 16)
+        func entries(_ batch: Int) -> [IndexEntry] {
+            (0..<6).map {
+                IndexEntry(
+                    term: $0 == 0 ? term : SecureRandom.bytes(count: 16),
+                    recordID: [UInt8(batch / 256), UInt8(batch % 256)] + [UInt8](repeating: 0, count: 14))
+            }
+        }
+        let limit = SQLiteRecordStore.indexLogLimit
+        let batches = limit / 6
+        for batch in 0..<batches { try write { try $0.appendIndexEntries(entries(batch)) } }
+        let raw = try RawVaultFile(directory.file("records.db"))
+        #expect(try raw.integer("SELECT count(*) FROM record_index") == 0)
+        #expect(try raw.integer("SELECT count(*) FROM record_index_log") == Int64(batches * 6))
+        #expect(try read { try $0.recordIDs(term: term) }.count == batches)
+        #expect(try read { try $0.indexEntries() }.count == batches * 6)
+
+        // The write that reaches the limit moves the whole log into the index, in one transaction.
+        try write { try $0.appendIndexEntries(entries(batches)) }
+        #expect(try raw.integer("SELECT count(*) FROM record_index_log") == 0)
+        #expect(try raw.integer("SELECT count(*) FROM record_index") == Int64((batches + 1) * 6))
+        let ids = try read { try $0.recordIDs(term: term) }
+        #expect(ids.count == batches + 1 && ids == ids.sorted { $0.lexicographicallyPrecedes($1) })
+
+        // Removal finds an entry in the index and in the log alike.
+        try write { try $0.appendIndexEntries(entries(batches + 1)) }
+        try write { try $0.removeIndexEntries([IndexEntry(term: term, recordID: ids[0])] + [entries(batches + 1)[0]]) }
+        #expect(try read { try $0.recordIDs(term: term) } == Array(ids.dropFirst()))
+        try write { try $0.removeAllIndexEntries() }
+        #expect(try read { try $0.indexEntries() }.isEmpty)
+    }
 }

@@ -317,10 +317,10 @@ import TokenVault
 
     @Test func aNewerFormatIsRefused() throws {
         let (_, url) = try TestVaults.onDisk(in: directory)
-        try RawVaultFile(url).execute("UPDATE vault_header SET format_version = 4")
+        try RawVaultFile(url).execute("UPDATE vault_header SET format_version = 5")
         #expect(
             throws: VaultError.unsupportedFormat(
-                "format version 4 is newer than this library supports (3); upgrade TokenVault")
+                "format version 5 is newer than this library supports (4); upgrade TokenVault")
         ) { try Vault.open(at: url, unlock: VaultKind.unlock) }
     }
 

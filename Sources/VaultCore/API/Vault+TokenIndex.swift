@@ -104,8 +104,8 @@ extension Vault {
                 // A token bound to another device cannot be opened, so not upgraded: leave the vault as it is.
                 let opened = opening.compactMap { $0 }
                 guard opened.count == opening.count else { return false }
-                try VaultSchema.addVersion3Indexes(db)
-                try VaultSchema.writeHeader(formatVersion: 3, epoch: keys.epoch, db)
+                try VaultSchema.addIndexTables(db)
+                try VaultSchema.writeHeader(formatVersion: VaultFormat.currentVersion, epoch: keys.epoch, db)
                 var transaction = try RecordTransaction(db: db, keys: keys, vaultID: vaultID)
                 let vaultID = vaultID
                 // Decoding, encoding, sealing and hashing are independent per record: spread over

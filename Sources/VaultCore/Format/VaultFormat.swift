@@ -1,13 +1,17 @@
 /// Constants of the on-disk format. See SECURITY.md, "File format".
 enum VaultFormat {
     /// The format this library writes. Files with a larger number are refused. Version 1 files are
-    /// migrated to version 2 by the first unlock (see ``VaultMigration``); version 2 files to
-    /// version 3, which indexes token records and seals them in the compact encoding, by the first
-    /// full-access use of their tokens (see ``Vault/upgradeTokenRecords(_:)``).
-    static let currentVersion = 3
-    /// The layout of the associated data of records and digests: unchanged since format version 2,
-    /// so a version 3 upgrade re-seals only the token records it re-encodes.
+    /// migrated to version 2 by the first unlock (see ``VaultMigration``); version 2 files to the
+    /// current version, which indexes token records and seals them in the compact encoding, by the
+    /// first full-access use of their tokens (see ``Vault/upgradeTokenRecords(_:)``). Version 3
+    /// files, indexed but without the index log of version 4, gain the log when opened.
+    static let currentVersion = 4
+    /// The layout of the associated data of records, digests and key-slot wraps: unchanged since
+    /// format version 2, so an upgrade re-seals only the token records it re-encodes.
     static let sealingVersion = 2
+    /// The format numbers a key slot's wrap may bind: the sealing version, and 3, which the version 3
+    /// library bound into the slots it made (so those slots still open).
+    static let slotWrapVersions = [sealingVersion, 3]
     /// SQLite's `application_id` for vault files: "TVLT".
     static let applicationID: Int32 = 0x5456_4C54
     /// Length of vault, slot and record ids.

@@ -3,7 +3,7 @@ import VaultStorage
 /// Creates the tables of a new vault and reads (and prepares for migration) the header of an
 /// existing one.
 enum VaultSchema {
-    /// Version 3. Every column except ids, kinds, versions, epochs, scope ids, KDF costs, slot public
+    /// Version 4. Every column except ids, kinds, versions, epochs, scope ids, KDF costs, slot public
     /// keys and sizes is sealed.
     static let createStatements = """
         PRAGMA application_id = \(VaultFormat.applicationID);
@@ -41,25 +41,46 @@ enum VaultSchema {
             sealed BLOB NOT NULL
         );
         \(groupIntegrityTable)
-        \(version3Indexes)
+        \(indexTables)
         """
 
-    /// The indexes of format version 3: `records_by_kind` covers the clear columns a cache of
-    /// opened rows compares (kind, id, version), so listing them reads no sealed blob; `record_index`
-    /// has one row per keyed hash of a token record's index term, and a look-up reads the rows of
-    /// one term, in record id order.
-    private static let version3Indexes = """
+    /// The indexes of format version 3 and later: `records_by_kind` covers the clear columns a cache
+    /// of opened rows compares (kind, id, version), so listing them reads no sealed blob;
+    /// `record_index` has one row per keyed hash of a token record's index term, and a look-up reads
+    /// the rows of one term, in record id order.
+    private static let indexTables = """
         CREATE INDEX records_by_kind ON records (kind, record_id, version);
         CREATE TABLE record_index (
             term BLOB NOT NULL CHECK (length(term) = \(IndexTerm.hashByteCount)),
             record_id BLOB NOT NULL,
             PRIMARY KEY (term, record_id)
         ) WITHOUT ROWID;
+        \(indexLog)
         """
 
-    /// Adds the indexes of version 3 to a version 2 file, inside the transaction that upgrades it.
-    static func addVersion3Indexes(_ db: SQLiteConnection) throws {
-        try db.execute("DROP INDEX IF EXISTS records_by_kind;\n" + version3Indexes)
+    /// The index log of format version 4: a single write files its entries here, at the end of one
+    /// table in insertion order, so a commit writes one page of it where `record_index` would take a
+    /// random page per term. Look-ups read both; the log is folded into `record_index` once it is
+    /// long (``SQLiteRecordStore``).
+    private static let indexLog = """
+        CREATE TABLE record_index_log (
+            seq INTEGER PRIMARY KEY,
+            term BLOB NOT NULL CHECK (length(term) = \(IndexTerm.hashByteCount)),
+            record_id BLOB NOT NULL
+        );
+        """
+
+    /// Adds the index tables to a version 2 file, inside the transaction that upgrades it.
+    static func addIndexTables(_ db: SQLiteConnection) throws {
+        try db.execute("DROP INDEX IF EXISTS records_by_kind;\n" + indexTables)
+    }
+
+    /// Upgrades a version 3 file to version 4: its index gains the log, empty, and nothing else
+    /// changes, so no key is needed.
+    static func addIndexLog(_ db: SQLiteConnection) throws {
+        guard try formatVersion(db) == 3 else { return }  // another connection upgraded it first
+        try db.execute(indexLog)
+        try writeHeader(formatVersion: 4, epoch: epoch(db), db)
     }
 
     /// The file's format version, as its header says.

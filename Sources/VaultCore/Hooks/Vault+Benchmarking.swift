@@ -96,7 +96,7 @@ extension Vault {
                 let envelope = ItemEnvelope(name: record.id, metadata: record.metadata, content: .value(record.secret))
                 try transaction.insert(
                     RecordRow.seal(
-                        envelope.bytes, id: SecureRandom.bytes(count: VaultFormat.idByteCount), kind: .token,
+                        envelope.bytes, id: try transaction.newRecordID(), kind: .token,
                         lookup: lookup, domainID: keys.id(of: domain, device: nil), policyCode: domain.policyCode,
                         version: 1, scope: transaction.register(group: nil),
                         key: try keys.key(for: domain, device: nil),
@@ -105,7 +105,7 @@ extension Vault {
         }
         try Self.translatingErrors {
             try database.write { db in
-                try db.execute("DROP TABLE IF EXISTS record_index")
+                try db.execute("DROP TABLE IF EXISTS record_index; DROP TABLE IF EXISTS record_index_log")
                 try VaultSchema.writeHeader(formatVersion: 2, epoch: try VaultSchema.epoch(db), db)
             }
         }

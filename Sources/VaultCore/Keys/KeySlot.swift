@@ -86,8 +86,10 @@ struct KeySlot {
         guard !isLegacy, material.slotKind == kind, salt.count == Argon2id.saltByteCount else { return nil }
         let kek = try material.keyEncryptionKey(salt: salt, parameters: parameters)
         guard let box = try? XChaCha20Poly1305.SealedBox(combined: wrapped),
-            let privateKey = try? XChaCha20Poly1305.openSecure(
-                box, using: kek, authenticating: associatedData(vaultID: vaultID)),
+            let privateKey = VaultFormat.slotWrapVersions.lazy.compactMap({
+                try? XChaCha20Poly1305.openSecure(
+                    box, using: kek, authenticating: associatedData(vaultID: vaultID, version: $0))
+            }).first,
             privateKey.count == AnonymousSealedBox.publicKeyByteCount,
             let keys = try? AnonymousSealedBox.KeyPair(privateKey: SymmetricKey(secureBytes: privateKey)),
             safeCompare(keys.publicKey, publicKey)
@@ -123,10 +125,13 @@ struct KeySlot {
 
     /// The associated data of the wrap: format, vault, slot, kind, scope, salt, costs and (from
     /// version 2) the public key.
-    func associatedData(vaultID: [UInt8]) -> [UInt8] {
+    ///
+    /// - Parameter version: The format number bound in a slot with a public key (one of
+    ///   ``VaultFormat/slotWrapVersions``); a legacy slot always binds 1.
+    func associatedData(vaultID: [UInt8], version: Int = VaultFormat.sealingVersion) -> [UInt8] {
         var writer = ByteWriter()
         writer.append(raw: isLegacy ? VaultFormat.Tag.legacyKeySlot : VaultFormat.Tag.keySlot)
-        writer.append(UInt16(isLegacy ? 1 : VaultFormat.currentVersion))
+        writer.append(UInt16(isLegacy ? 1 : version))
         writer.append(raw: vaultID)
         appendClearColumns(to: &writer)
         if !isLegacy { writer.append(raw: publicKey) }

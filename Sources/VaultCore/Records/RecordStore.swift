@@ -1,5 +1,6 @@
 /// Where a vault's records, their index and their sealed integrity digests are read and written:
-/// the one owner of the `records`, `record_index`, `integrity` and `group_integrity` tables.
+/// the one owner of the `records`, `record_index` (with its log), `integrity` and `group_integrity`
+/// tables.
 ///
 /// A store deals in rows and opaque bytes only. It never seals, opens or hashes anything, and never
 /// sees a key: sealing is ``RecordRow``'s job, and keeping the digests in step with the rows is
@@ -11,6 +12,13 @@
 /// transactions get the ``RecordReader`` half only.
 package protocol RecordStore: RecordReader {
     // MARK: Records
+
+    /// A fresh id for a new row, which no row has: a store may hand out ids in its table's order,
+    /// so new rows are appended rather than spread over the table.
+    ///
+    /// - Returns: A ``VaultFormat/idByteCount``-byte id.
+    /// - Throws: Storage errors.
+    func nextRecordID() throws -> [UInt8]
 
     /// Adds a new row.
     ///
@@ -42,6 +50,16 @@ package protocol RecordStore: RecordReader {
     ///   vault is filed again, which a store may do in its index's order.
     /// - Throws: Storage errors.
     func addIndexEntries(_ entries: [IndexEntry]) throws
+
+    /// Files the few entries of one write; an entry already there stays as it is.
+    ///
+    /// A store may keep them apart (in a short log, in write order) and file them in the index's
+    /// order later, so one write does not touch a random part of the index per term. Look-ups and
+    /// ``RecordReader/indexEntries()`` see them at once all the same.
+    ///
+    /// - Parameter entries: Each a term's keyed hash and a record id.
+    /// - Throws: Storage errors.
+    func appendIndexEntries(_ entries: [IndexEntry]) throws
 
     /// Removes index entries (entries that are not there are ignored).
     ///

@@ -86,12 +86,17 @@ struct RecordTransaction {
         guard !removed.isEmpty || !added.isEmpty else { return }
         let key = try keys.indexKey(forGroup: group)
         try store.removeIndexEntries(removed.map { IndexEntry(term: $0.hash(key: key), recordID: recordID) })
-        try store.addIndexEntries(added.map { IndexEntry(term: $0.hash(key: key), recordID: recordID) })
+        try store.appendIndexEntries(added.map { IndexEntry(term: $0.hash(key: key), recordID: recordID) })
     }
 
     /// Files many records at once (an upgrade filing a whole vault), in the index's order.
     func index(_ entries: [IndexEntry]) throws {
         try store.addIndexEntries(entries)
+    }
+
+    /// A fresh id for a record this transaction inserts, in the store's order.
+    func newRecordID() throws -> [UInt8] {
+        try store.nextRecordID()
     }
 
     mutating func insertSlot(_ slot: KeySlot) throws {
@@ -177,7 +182,7 @@ extension RecordTransaction {
         group: String? = nil
     ) throws {
         let row = try RecordRow.seal(
-            plaintext, id: existing?.id ?? SecureRandom.bytes(count: VaultFormat.idByteCount), kind: kind,
+            plaintext, id: existing?.id ?? newRecordID(), kind: kind,
             lookup: lookup, domainID: RecordRow.metadataDomainID, policyCode: 0,
             version: (existing?.version ?? 0) + 1, scope: register(group: group),
             key: keys.metadataSealingKey(kind: kind, group: group), vaultID: vaultID)

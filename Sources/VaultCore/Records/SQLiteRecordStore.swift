@@ -1,7 +1,8 @@
+import VaultCrypto
 import VaultStorage
 
 /// The record store of a vault file: every statement that reads or writes the `records`,
-/// `record_index`, `integrity` and `group_integrity` tables is in this file.
+/// `record_index`, `record_index_log`, `integrity` and `group_integrity` tables is in this file.
 ///
 /// It wraps one connection inside one transaction, so, like the connection, it is not `Sendable`.
 package struct SQLiteRecordStore: RecordStore {
@@ -57,6 +58,26 @@ package struct SQLiteRecordStore: RecordStore {
         ) { (Int($0.integer(0)), Int($0.integer(1))) } ?? (0, 0)
     }
 
+    /// An id above every id in the table: the first 8 bytes of the largest id plus one, then 8
+    /// random bytes. New rows so go at the end of the table (and of `records_by_kind`), filling its
+    /// pages one after another: a commit writes the last page, and pages end up full rather than the
+    /// two thirds random inserts leave. The largest id is the last key of the primary key, so this
+    /// is one descent of the tree. In an empty table the first 8 bytes start at random below 2^62;
+    /// when they cannot grow any more, a random id.
+    package func nextRecordID() throws -> [UInt8] {
+        let largest = try db.queryFirst("SELECT max(record_id) FROM records") { $0.isNull(0) ? nil : $0.blob(0) }
+        let counter: UInt64
+        if let largest = largest ?? nil, largest.count >= 8 {
+            let current = largest.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            guard current < .max else { return SecureRandom.bytes(count: VaultFormat.idByteCount) }
+            counter = current + 1
+        } else {
+            counter = .random(in: 0..<(1 << 62))
+        }
+        let prefix = (0..<8).map { UInt8(truncatingIfNeeded: counter >> (56 - 8 * $0)) }
+        return prefix + SecureRandom.bytes(count: VaultFormat.idByteCount - 8)
+    }
+
     /// Inserts the row; SQLite refuses a duplicate id or look-up tag.
     package func insert(_ row: RecordRow) throws {
         try db.run("INSERT INTO records (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", Self.values(of: row))
@@ -85,14 +106,48 @@ package struct SQLiteRecordStore: RecordStore {
 
     // MARK: Index
 
-    /// The entries of one term: a range of the primary key, already in record id order.
+    /// The entries of one term: a range of the primary key, and the log's entries of the term (a
+    /// scan of at most ``indexLogLimit`` short rows).
     package func recordIDs(term: [UInt8]) throws -> [[UInt8]] {
-        try db.query("SELECT record_id FROM record_index WHERE term = ?", [.blob(term)]) { $0.blob(0) }
+        try db.query(
+            "SELECT record_id FROM record_index WHERE term = ?1 "
+                + "UNION SELECT record_id FROM record_index_log WHERE term = ?1 ORDER BY 1",
+            [.blob(term)]
+        ) { $0.blob(0) }
     }
 
-    /// Every entry, in key order.
+    /// Every entry of the index and its log, once each, in key order.
     package func indexEntries() throws -> [IndexEntry] {
-        try db.query("SELECT term, record_id FROM record_index") { IndexEntry(term: $0.blob(0), recordID: $0.blob(1)) }
+        try db.query(
+            "SELECT term, record_id FROM record_index UNION SELECT term, record_id FROM record_index_log ORDER BY 1, 2"
+        ) { IndexEntry(term: $0.blob(0), recordID: $0.blob(1)) }
+    }
+
+    /// How many entries the log holds before they are folded into `record_index`: a look-up scans
+    /// the log (about 11 pages at this length), and a fold writes each page of the index it lands
+    /// on once, so the longer the log, the fewer index pages each write costs on average.
+    package static let indexLogLimit = 4096
+
+    /// Appends the entries to the end of `record_index_log`, one page for a write's few entries;
+    /// when the log reaches ``indexLogLimit`` entries, moves all of them into `record_index` in the
+    /// index's order, in this same transaction.
+    package func appendIndexEntries(_ entries: [IndexEntry]) throws {
+        guard !entries.isEmpty else { return }
+        for entry in entries {
+            try db.run(
+                "INSERT INTO record_index_log (term, record_id) VALUES (?, ?)",
+                [.blob(entry.term), .blob(entry.recordID)])
+        }
+        // The last sequence number counts the entries appended since the log was last emptied.
+        let appended = try db.queryFirst("SELECT max(seq) FROM record_index_log") { $0.integer(0) } ?? 0
+        if appended >= Self.indexLogLimit {
+            try db.execute(
+                """
+                INSERT OR IGNORE INTO record_index (term, record_id)
+                    SELECT term, record_id FROM record_index_log ORDER BY term, record_id;
+                DELETE FROM record_index_log;
+                """)
+        }
     }
 
     /// One insert per entry, in the index's order: filing a whole vault again then fills each page
@@ -105,17 +160,19 @@ package struct SQLiteRecordStore: RecordStore {
         }
     }
 
-    /// One delete per entry, each a primary-key look-up.
+    /// One delete per entry from the index (a primary-key look-up) and from its log (a scan).
     package func removeIndexEntries(_ entries: [IndexEntry]) throws {
         for entry in entries {
-            try db.run(
-                "DELETE FROM record_index WHERE term = ? AND record_id = ?", [.blob(entry.term), .blob(entry.recordID)])
+            let values: [SQLiteValue] = [.blob(entry.term), .blob(entry.recordID)]
+            try db.run("DELETE FROM record_index WHERE term = ? AND record_id = ?", values)
+            try db.run("DELETE FROM record_index_log WHERE term = ? AND record_id = ?", values)
         }
     }
 
-    /// Empties `record_index`.
+    /// Empties `record_index` and its log.
     package func removeAllIndexEntries() throws {
         try db.run("DELETE FROM record_index", [])
+        try db.run("DELETE FROM record_index_log", [])
     }
 
     // MARK: Sealed digests
