@@ -40,3 +40,53 @@ extension CredentialTests {
         #expect(throws: VaultError.invalidCredentials) { try Vault.open(at: url, unlock: .keyFile(keyFile)) }
     }
 }
+
+extension CredentialTests {
+    /// A vault written by format version 2 (the same `write-fixture` of that version): its key slot
+    /// opens, its records read, and the first `Credential.use` upgrades it to the current format,
+    /// after which its token is found through the index.
+    @Test func readsAndUpgradesTheCommittedFormatVersion2Fixture() throws {
+        let scratch = TemporaryDirectory()
+        let url = try Fixtures.copy("format-v2.vault", to: scratch)
+        let keyFile = try Fixtures.copy("format-v2.key", to: scratch)
+        let vault = try Vault.open(at: url, unlock: .keyFile(keyFile))
+        #expect(try vault.verify().formatVersion == 2)
+        #expect(try vault.get(SecretKey<Int>("counter")) == 42)
+
+        try Credential.use(vault)
+        let report = try vault.verify()
+        #expect(report.formatVersion == 4)
+        #expect(report.recordCount == 6 && report.authenticatedRecordCount == 6)
+        let found = try Credential.find(tags: ["fixture": "yes"])
+        #expect(found.map(\.token.accessToken) == ["fixture-access-token"])
+        #expect(try Credential.find(claim: "sub", equals: "fixture@example.com").map(\.id) == found.map(\.id))
+        #expect(Credential.default === found.first)
+        #expect(
+            try vault.get(SecretKey<String>("shared", policy: VaultPolicy(accessGroup: "com.example.fixture")))
+                == "group-value")
+    }
+
+    /// A vault written by format version 3 (indexed, without the index log): opening it adds the
+    /// empty log and nothing else, its token is found through the index, and a new token's entries
+    /// are found too.
+    @Test func opensTheCommittedFormatVersion3FixtureAndAddsTheIndexLog() throws {
+        let scratch = TemporaryDirectory()
+        let url = try Fixtures.copy("format-v3.vault", to: scratch)
+        let keyFile = try Fixtures.copy("format-v3.key", to: scratch)
+        let raw = try RawVaultFile(url)
+        let before = try raw.records()
+        #expect(try raw.integer("SELECT count(*) FROM sqlite_master WHERE name = 'record_index_log'") == 0)
+
+        let vault = try Vault.open(at: url, unlock: .keyFile(keyFile))
+        #expect(try raw.integer("SELECT format_version FROM vault_header") == 4)
+        #expect(try raw.records() == before)
+        #expect(try vault.verify().authenticatedRecordCount == 6)
+
+        try Credential.use(vault)
+        let found = try Credential.find(tags: ["fixture": "yes"])
+        #expect(found.map(\.token.accessToken) == ["fixture-access-token"])
+        let added = try Credential.store(TestTokens.token(subject: "added@example.com"), tags: ["fixture": "yes"])
+        #expect(Set(try Credential.find(tags: ["fixture": "yes"]).map(\.id)) == [found[0].id, added.id])
+        _ = try vault.verify()
+    }
+}
