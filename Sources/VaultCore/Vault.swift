@@ -112,7 +112,7 @@ public final class Vault: Sendable {
             let header = try database.read { try VaultSchema.readHeader($0) }
             try database.enableWriteAheadLog()
             if header.formatVersion == 1 { try database.write { try VaultSchema.addVersion2Columns($0) } }
-            if header.formatVersion == 3 { try database.write { try VaultSchema.addIndexLog($0) } }
+            if header.formatVersion == 3 { try database.write { try VaultSchema.addIndexState($0) } }
             let vaultID = header.vaultID
             let device = try? DeviceSecret.load(
                 at: configuration.deviceSecretURL, allowsInsecurePermissions: configuration.allowsInsecurePermissions)

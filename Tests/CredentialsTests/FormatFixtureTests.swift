@@ -66,16 +66,16 @@ extension CredentialTests {
                 == "group-value")
     }
 
-    /// A vault written by format version 3 (indexed, without the index log): opening it adds the
-    /// empty log and nothing else, its token is found through the index, and a new token's entries
-    /// are found too.
-    @Test func opensTheCommittedFormatVersion3FixtureAndAddsTheIndexLog() throws {
+    /// A vault written by format version 3 (every record filed in `record_index`): opening it adds
+    /// the empty `terms` column and the index's mark and nothing else, its token is found through
+    /// the index, and a new token's entries are found too.
+    @Test func opensTheCommittedFormatVersion3FixtureAndAddsTheIndexMark() throws {
         let scratch = TemporaryDirectory()
         let url = try Fixtures.copy("format-v3.vault", to: scratch)
         let keyFile = try Fixtures.copy("format-v3.key", to: scratch)
         let raw = try RawVaultFile(url)
         let before = try raw.records()
-        #expect(try raw.integer("SELECT count(*) FROM sqlite_master WHERE name = 'record_index_log'") == 0)
+        #expect(try raw.integer("SELECT count(*) FROM sqlite_master WHERE name = 'record_index_state'") == 0)
 
         let vault = try Vault.open(at: url, unlock: .keyFile(keyFile))
         #expect(try raw.integer("SELECT format_version FROM vault_header") == 4)

@@ -143,22 +143,36 @@ public final class RawVaultFile: Sendable {
         }
     }
 
-    /// Every entry of the token index, in `record_index` or still in its log: a term's keyed hash
-    /// and the record filed under it.
+    /// Every entry of the token index: a term's keyed hash and the record filed under it, in
+    /// `record_index` or, for a record above the index's mark, in the record's own `terms` column.
     public func indexEntries() throws -> [(term: [UInt8], recordID: [UInt8])] {
         try database.read { db in
-            try db.query(
-                "SELECT term, record_id FROM record_index UNION SELECT term, record_id FROM record_index_log ORDER BY 1, 2"
-            ) {
-                ($0.blob(0), $0.blob(1))
+            let filed = try db.query("SELECT term, record_id FROM record_index") { [$0.blob(0), $0.blob(1)] }
+            let unfiled = try db.query(
+                "SELECT record_id, terms FROM records WHERE terms IS NOT NULL "
+                    + "AND record_id > (SELECT filed_through FROM record_index_state)"
+            ) { row in Self.hashes(in: row.blob(1)).map { [$0, row.blob(0)] } }.flatMap { $0 }
+            return Set(filed + unfiled).sorted { ($0[0] + $0[1]).lexicographicallyPrecedes($1[0] + $1[1]) }.map {
+                ($0[0], $0[1])
             }
         }
     }
 
-    /// Deletes one index entry, from `record_index` and from its log.
+    /// Deletes one index entry, from `record_index` and from its record's `terms` column.
     public func deleteIndexEntry(term: [UInt8], recordID: [UInt8]) throws {
         try execute("DELETE FROM record_index WHERE term = ? AND record_id = ?", .blob(term), .blob(recordID))
-        try execute("DELETE FROM record_index_log WHERE term = ? AND record_id = ?", .blob(term), .blob(recordID))
+        let terms = try database.read { db in
+            try db.queryFirst("SELECT terms FROM records WHERE record_id = ?", [.blob(recordID)]) {
+                $0.isNull(0) ? nil : $0.blob(0)
+            } ?? nil
+        }
+        guard let terms else { return }
+        let kept = Self.hashes(in: terms).filter { $0 != term }.flatMap { $0 }
+        try execute("UPDATE records SET terms = ? WHERE record_id = ?", .blob(kept), .blob(recordID))
+    }
+
+    private static func hashes(in terms: [UInt8]) -> [[UInt8]] {
+        stride(from: 0, to: terms.count - terms.count % 16, by: 16).map { Array(terms[$0..<$0 + 16]) }
     }
 
     /// Reads one integer.

@@ -200,36 +200,54 @@ import VaultStorage
         #expect(random.count == 16 && random != [UInt8](repeating: 0xff, count: 16))
     }
 
-    @Test func aWritesIndexEntriesAreFoundAtOnceAndFoldedIntoTheIndexAtTheLogLimit() throws {
-        let term = [UInt8](repeating: 0x1e, count: 16)
-        func entries(_ batch: Int) -> [IndexEntry] {
-            (0..<6).map {
-                IndexEntry(
-                    term: $0 == 0 ? term : SecureRandom.bytes(count: 16),
-                    recordID: [UInt8(batch / 256), UInt8(batch % 256)] + [UInt8](repeating: 0, count: 14))
-            }
+    /// A token row as the vault writes it, with an id from the store, and its 6 index entries, one
+    /// of them under `term`.
+    func insertIndexed(term: [UInt8]) throws -> [UInt8] {
+        try write { store in
+            let id = try store.nextRecordID()
+            try store.insert(
+                RecordRow(
+                    id: id, kind: .token, lookup: SecureRandom.bytes(count: 32),
+                    domainID: [UInt8](repeating: 0xd0, count: 16), policyCode: 0, version: 1, sealed: [1], scope: nil))
+            try store.appendIndexEntries(
+                [IndexEntry(term: term, recordID: id)]
+                    + (1..<6).map { _ in IndexEntry(term: SecureRandom.bytes(count: 16), recordID: id) })
+            return id
         }
-        let limit = SQLiteRecordStore.indexLogLimit
-        let batches = limit / 6
-        for batch in 0..<batches { try write { try $0.appendIndexEntries(entries(batch)) } }
+    }
+
+    @Test func aWritesEntriesStayInItsRowUntilEnoughRecordsWaitThenAreFiledTogether() throws {
         let raw = try RawVaultFile(directory.file("records.db"))
-        #expect(try raw.integer("SELECT count(*) FROM record_index") == 0)
-        #expect(try raw.integer("SELECT count(*) FROM record_index_log") == Int64(batches * 6))
-        #expect(try read { try $0.recordIDs(term: term) }.count == batches)
-        #expect(try read { try $0.indexEntries() }.count == batches * 6)
+        let term = [UInt8](repeating: 0x1e, count: 16)
+        // The first write on an empty mark is filed at once and sets the mark.
+        var ids = [try insertIndexed(term: term)]
+        #expect(try raw.integer("SELECT count(*) FROM record_index") == 6)
+        #expect(try raw.integer("SELECT count(*) FROM records WHERE terms IS NOT NULL") == 0)
 
-        // The write that reaches the limit moves the whole log into the index, in one transaction.
-        try write { try $0.appendIndexEntries(entries(batches)) }
-        #expect(try raw.integer("SELECT count(*) FROM record_index_log") == 0)
-        #expect(try raw.integer("SELECT count(*) FROM record_index") == Int64((batches + 1) * 6))
-        let ids = try read { try $0.recordIDs(term: term) }
-        #expect(ids.count == batches + 1 && ids == ids.sorted { $0.lexicographicallyPrecedes($1) })
+        let limit = Int(SQLiteRecordStore.unfiledRecordLimit)
+        for _ in 1..<limit { ids.append(try insertIndexed(term: term)) }
+        #expect(try raw.integer("SELECT count(*) FROM record_index") == 6)
+        #expect(try raw.integer("SELECT count(*) FROM records WHERE length(terms) = 96") == Int64(limit - 1))
+        #expect(try read { try $0.recordIDs(term: term) } == ids)
+        #expect(try read { try $0.indexEntries() }.count == limit * 6)
 
-        // Removal finds an entry in the index and in the log alike.
-        try write { try $0.appendIndexEntries(entries(batches + 1)) }
-        try write { try $0.removeIndexEntries([IndexEntry(term: term, recordID: ids[0])] + [entries(batches + 1)[0]]) }
+        // The write that makes the limit files every waiting record, in one transaction.
+        ids.append(try insertIndexed(term: term))
+        #expect(try raw.integer("SELECT count(*) FROM records WHERE terms IS NOT NULL") == 0)
+        #expect(try raw.integer("SELECT count(*) FROM record_index") == Int64((limit + 1) * 6))
+        #expect(try read { try $0.recordIDs(term: term) } == ids)
+
+        // Removal finds an entry filed and one still in its row alike.
+        let waiting = try insertIndexed(term: term)
+        try write {
+            try $0.removeIndexEntries([
+                IndexEntry(term: term, recordID: ids[0]), IndexEntry(term: term, recordID: waiting),
+            ])
+        }
         #expect(try read { try $0.recordIDs(term: term) } == Array(ids.dropFirst()))
+        #expect(try raw.integer("SELECT length(terms) FROM records WHERE terms IS NOT NULL") == 80)
         try write { try $0.removeAllIndexEntries() }
         #expect(try read { try $0.indexEntries() }.isEmpty)
+        #expect(try raw.integer("SELECT count(*) FROM records WHERE terms IS NOT NULL") == 0)
     }
 }

@@ -3,8 +3,8 @@ import VaultStorage
 /// Creates the tables of a new vault and reads (and prepares for migration) the header of an
 /// existing one.
 enum VaultSchema {
-    /// Version 4. Every column except ids, kinds, versions, epochs, scope ids, KDF costs, slot public
-    /// keys and sizes is sealed.
+    /// Version 4. Every column except ids, kinds, versions, epochs, scope ids, keyed hashes of index
+    /// terms, KDF costs, slot public keys and sizes is sealed.
     static let createStatements = """
         PRAGMA application_id = \(VaultFormat.applicationID);
         PRAGMA user_version = \(VaultFormat.currentVersion);
@@ -34,7 +34,8 @@ enum VaultSchema {
             policy INTEGER NOT NULL,
             version INTEGER NOT NULL,
             sealed BLOB NOT NULL,
-            scope BLOB
+            scope BLOB,
+            terms BLOB
         ) WITHOUT ROWID;
         CREATE TABLE integrity (
             singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
@@ -55,32 +56,42 @@ enum VaultSchema {
             record_id BLOB NOT NULL,
             PRIMARY KEY (term, record_id)
         ) WITHOUT ROWID;
-        \(indexLog)
+        \(indexState)
         """
 
-    /// The index log of format version 4: a single write files its entries here, at the end of one
-    /// table in insertion order, so a commit writes one page of it where `record_index` would take a
-    /// random page per term. Look-ups read both; the log is folded into `record_index` once it is
-    /// long (``SQLiteRecordStore``).
-    private static let indexLog = """
-        CREATE TABLE record_index_log (
-            seq INTEGER PRIMARY KEY,
-            term BLOB NOT NULL CHECK (length(term) = \(IndexTerm.hashByteCount)),
-            record_id BLOB NOT NULL
+    /// Format version 4's mark of how far `record_index` is filed: the records with a larger id (the
+    /// latest ones, as ids count up) keep the keyed hashes of their terms in their own `terms`
+    /// column instead, written with the row, so a store writes no page of `record_index`; once there
+    /// are enough of them they are filed in `record_index` together (``SQLiteRecordStore``). An
+    /// empty mark files the first write's terms at once and moves the mark to it.
+    private static let indexState = """
+        CREATE TABLE record_index_state (
+            singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+            filed_through BLOB NOT NULL
         );
+        INSERT INTO record_index_state (singleton, filed_through)
+            VALUES (1, (SELECT coalesce(max(record_id), x'') FROM records));
         """
 
-    /// Adds the index tables to a version 2 file, inside the transaction that upgrades it.
+    /// Adds the index tables to a version 2 file, inside the transaction that upgrades it: every
+    /// record is filed in `record_index` there, so the mark starts at the largest id.
     static func addIndexTables(_ db: SQLiteConnection) throws {
+        try addTermsColumn(db)
         try db.execute("DROP INDEX IF EXISTS records_by_kind;\n" + indexTables)
     }
 
-    /// Upgrades a version 3 file to version 4: its index gains the log, empty, and nothing else
-    /// changes, so no key is needed.
-    static func addIndexLog(_ db: SQLiteConnection) throws {
+    /// Upgrades a version 3 file to version 4: its records gain the `terms` column, empty, and the
+    /// mark starts at the largest id, as `record_index` files every record already. No key is needed.
+    static func addIndexState(_ db: SQLiteConnection) throws {
         guard try formatVersion(db) == 3 else { return }  // another connection upgraded it first
-        try db.execute(indexLog)
+        try addTermsColumn(db)
+        try db.execute(indexState)
         try writeHeader(formatVersion: 4, epoch: epoch(db), db)
+    }
+
+    private static func addTermsColumn(_ db: SQLiteConnection) throws {
+        guard try !hasColumn("terms", in: "records", db) else { return }
+        try db.execute("ALTER TABLE records ADD COLUMN terms BLOB")
     }
 
     /// The file's format version, as its header says.

@@ -105,7 +105,7 @@ extension Vault {
         }
         try Self.translatingErrors {
             try database.write { db in
-                try db.execute("DROP TABLE IF EXISTS record_index; DROP TABLE IF EXISTS record_index_log")
+                try db.execute("DROP TABLE IF EXISTS record_index; DROP TABLE IF EXISTS record_index_state")
                 try VaultSchema.writeHeader(formatVersion: 2, epoch: try VaultSchema.epoch(db), db)
             }
         }

@@ -1,6 +1,6 @@
 /// Where a vault's records, their index and their sealed integrity digests are read and written:
-/// the one owner of the `records`, `record_index` (with its log), `integrity` and `group_integrity`
-/// tables.
+/// the one owner of the `records`, `record_index` (with its state), `integrity` and
+/// `group_integrity` tables.
 ///
 /// A store deals in rows and opaque bytes only. It never seals, opens or hashes anything, and never
 /// sees a key: sealing is ``RecordRow``'s job, and keeping the digests in step with the rows is
@@ -53,9 +53,10 @@ package protocol RecordStore: RecordReader {
 
     /// Files the few entries of one write; an entry already there stays as it is.
     ///
-    /// A store may keep them apart (in a short log, in write order) and file them in the index's
-    /// order later, so one write does not touch a random part of the index per term. Look-ups and
-    /// ``RecordReader/indexEntries()`` see them at once all the same.
+    /// A store may keep them apart (with the record's row) and file them in the index's order later,
+    /// with other writes' entries, so one write does not touch a random part of the index per term.
+    /// Look-ups and ``RecordReader/indexEntries()`` see them at once all the same. Call it after the
+    /// record's row is written.
     ///
     /// - Parameter entries: Each a term's keyed hash and a record id.
     /// - Throws: Storage errors.

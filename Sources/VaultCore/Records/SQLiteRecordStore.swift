@@ -2,7 +2,7 @@ import VaultCrypto
 import VaultStorage
 
 /// The record store of a vault file: every statement that reads or writes the `records`,
-/// `record_index`, `record_index_log`, `integrity` and `group_integrity` tables is in this file.
+/// `record_index`, `record_index_state`, `integrity` and `group_integrity` tables is in this file.
 ///
 /// It wraps one connection inside one transaction, so, like the connection, it is not `Sendable`.
 package struct SQLiteRecordStore: RecordStore {
@@ -59,22 +59,20 @@ package struct SQLiteRecordStore: RecordStore {
     }
 
     /// An id above every id in the table: the first 8 bytes of the largest id plus one, then 8
-    /// random bytes. New rows so go at the end of the table (and of `records_by_kind`), filling its
-    /// pages one after another: a commit writes the last page, and pages end up full rather than the
-    /// two thirds random inserts leave. The largest id is the last key of the primary key, so this
-    /// is one descent of the tree. In an empty table the first 8 bytes start at random below 2^62;
-    /// when they cannot grow any more, a random id.
+    /// random bytes. New rows so go at the end of the table (and of
+    /// `records_by_kind`), filling its pages one after another: a commit writes the last page, and
+    /// pages end up full rather than the two thirds random inserts leave. The largest id is the last
+    /// key of the primary key, so this is one descent of the tree. In an empty table the first 8
+    /// bytes start at random below 2^62; when they cannot grow any more, a random id.
     package func nextRecordID() throws -> [UInt8] {
-        let largest = try db.queryFirst("SELECT max(record_id) FROM records") { $0.isNull(0) ? nil : $0.blob(0) }
-        let counter: UInt64
-        if let largest = largest ?? nil, largest.count >= 8 {
-            let current = largest.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let next: UInt64
+        if let current = try largestRecordID().flatMap(Self.counter(of:)) {
             guard current < .max else { return SecureRandom.bytes(count: VaultFormat.idByteCount) }
-            counter = current + 1
+            next = current + 1
         } else {
-            counter = .random(in: 0..<(1 << 62))
+            next = .random(in: 0..<(1 << 62))
         }
-        let prefix = (0..<8).map { UInt8(truncatingIfNeeded: counter >> (56 - 8 * $0)) }
+        let prefix = (0..<8).map { UInt8(truncatingIfNeeded: next >> (56 - 8 * $0)) }
         return prefix + SecureRandom.bytes(count: VaultFormat.idByteCount - 8)
     }
 
@@ -106,47 +104,55 @@ package struct SQLiteRecordStore: RecordStore {
 
     // MARK: Index
 
-    /// The entries of one term: a range of the primary key, and the log's entries of the term (a
-    /// scan of at most ``indexLogLimit`` short rows).
+    // A record with an id above the mark in `record_index_state` keeps the hashes of its terms in its
+    // own `terms` column (16 bytes each, one after another), written on the page its row is on;
+    // `record_index` files the others. Look-ups and removals read both places.
+
+    /// How many records may keep their terms in their own row before they are filed in
+    /// `record_index` together: a look-up scans those rows, and the filing writes each page of the
+    /// index it lands on once, so the more records wait, the fewer index pages each costs.
+    package static let unfiledRecordLimit: UInt64 = 512
+
+    /// The entries of one term: a range of the primary key, and the unfiled records whose terms hold
+    /// the hash (a scan of at most about ``unfiledRecordLimit`` rows).
     package func recordIDs(term: [UInt8]) throws -> [[UInt8]] {
-        try db.query(
-            "SELECT record_id FROM record_index WHERE term = ?1 "
-                + "UNION SELECT record_id FROM record_index_log WHERE term = ?1 ORDER BY 1",
-            [.blob(term)]
-        ) { $0.blob(0) }
+        let filed = try db.query("SELECT record_id FROM record_index WHERE term = ?", [.blob(term)]) { $0.blob(0) }
+        let unfiled = try db.query(
+            "SELECT record_id, terms FROM records WHERE record_id > ? AND terms IS NOT NULL AND instr(terms, ?) > 0",
+            [.blob(try filedThrough()), .blob(term)]
+        ) { (id: $0.blob(0), terms: $0.blob(1)) }
+        let matching = unfiled.filter { Self.hashes(in: $0.terms).contains(term) }.map(\.id)
+        guard !matching.isEmpty else { return filed }
+        return Set(filed + matching).sorted { $0.lexicographicallyPrecedes($1) }
     }
 
-    /// Every entry of the index and its log, once each, in key order.
+    /// Every entry, filed or not, once each, in key order.
     package func indexEntries() throws -> [IndexEntry] {
-        try db.query(
-            "SELECT term, record_id FROM record_index UNION SELECT term, record_id FROM record_index_log ORDER BY 1, 2"
-        ) { IndexEntry(term: $0.blob(0), recordID: $0.blob(1)) }
+        let filed = try db.query("SELECT term, record_id FROM record_index") {
+            IndexEntry(term: $0.blob(0), recordID: $0.blob(1))
+        }
+        return Set(filed + (try unfiledEntries(after: try filedThrough()))).sorted()
     }
 
-    /// How many entries the log holds before they are folded into `record_index`: a look-up scans
-    /// the log (about 11 pages at this length), and a fold writes each page of the index it lands
-    /// on once, so the longer the log, the fewer index pages each write costs on average.
-    package static let indexLogLimit = 4096
-
-    /// Appends the entries to the end of `record_index_log`, one page for a write's few entries;
-    /// when the log reaches ``indexLogLimit`` entries, moves all of them into `record_index` in the
-    /// index's order, in this same transaction.
+    /// Keeps the entries of records above the mark in their rows (the row was just written, so its
+    /// page is written anyway) and files the others; once ``unfiledRecordLimit`` records have been
+    /// added above the mark, files all of them in `record_index`, in the index's order, in this same
+    /// transaction.
     package func appendIndexEntries(_ entries: [IndexEntry]) throws {
         guard !entries.isEmpty else { return }
-        for entry in entries {
+        let mark = try filedThrough()
+        try addIndexEntries(entries.filter { !Self.isAbove($0.recordID, mark) })
+        let unfiled = Dictionary(grouping: entries.filter { Self.isAbove($0.recordID, mark) }, by: \.recordID)
+        for (id, entries) in unfiled {
+            let kept = try terms(of: id) ?? []
             try db.run(
-                "INSERT INTO record_index_log (term, record_id) VALUES (?, ?)",
-                [.blob(entry.term), .blob(entry.recordID)])
+                "UPDATE records SET terms = ? WHERE record_id = ?", [.blob(kept + entries.flatMap(\.term)), .blob(id)])
         }
-        // The last sequence number counts the entries appended since the log was last emptied.
-        let appended = try db.queryFirst("SELECT max(seq) FROM record_index_log") { $0.integer(0) } ?? 0
-        if appended >= Self.indexLogLimit {
-            try db.execute(
-                """
-                INSERT OR IGNORE INTO record_index (term, record_id)
-                    SELECT term, record_id FROM record_index_log ORDER BY term, record_id;
-                DELETE FROM record_index_log;
-                """)
+        guard let largest = try largestRecordID(), Self.isAbove(largest, mark) else { return }
+        // Ids count up by one in their first 8 bytes, so the distance is the number of records added.
+        let waiting = Self.counter(of: mark).flatMap { mark in Self.counter(of: largest).map { $0 &- mark } }
+        if waiting.map({ $0 >= Self.unfiledRecordLimit }) ?? true {
+            try fileAll(after: mark, through: largest)
         }
     }
 
@@ -160,19 +166,88 @@ package struct SQLiteRecordStore: RecordStore {
         }
     }
 
-    /// One delete per entry from the index (a primary-key look-up) and from its log (a scan).
+    /// Deletes each entry from `record_index` (a primary-key look-up), and from its record's row if
+    /// the record is above the mark.
     package func removeIndexEntries(_ entries: [IndexEntry]) throws {
+        let mark = try filedThrough()
         for entry in entries {
-            let values: [SQLiteValue] = [.blob(entry.term), .blob(entry.recordID)]
-            try db.run("DELETE FROM record_index WHERE term = ? AND record_id = ?", values)
-            try db.run("DELETE FROM record_index_log WHERE term = ? AND record_id = ?", values)
+            try db.run(
+                "DELETE FROM record_index WHERE term = ? AND record_id = ?", [.blob(entry.term), .blob(entry.recordID)])
+        }
+        for (id, removed) in Dictionary(grouping: entries.filter { Self.isAbove($0.recordID, mark) }, by: \.recordID) {
+            guard let terms = try terms(of: id) else { continue }
+            let gone = Set(removed.map(\.term))
+            let kept = Self.hashes(in: terms).filter { !gone.contains($0) }
+            try db.run(
+                "UPDATE records SET terms = ? WHERE record_id = ?",
+                [kept.isEmpty ? .null : .blob(kept.flatMap { $0 }), .blob(id)])
         }
     }
 
-    /// Empties `record_index` and its log.
+    /// Empties `record_index` and every row's `terms`, and moves the mark to the largest id.
     package func removeAllIndexEntries() throws {
-        try db.run("DELETE FROM record_index", [])
-        try db.run("DELETE FROM record_index_log", [])
+        try db.execute("DELETE FROM record_index; UPDATE records SET terms = NULL WHERE terms IS NOT NULL;")
+        try setFiledThrough(try largestRecordID() ?? [])
+    }
+
+    /// Files the terms of the records above `mark` in `record_index`, clears them from the rows,
+    /// and moves the mark to `largest`.
+    private func fileAll(after mark: [UInt8], through largest: [UInt8]) throws {
+        try addIndexEntries(unfiledEntries(after: mark))
+        try db.run("UPDATE records SET terms = NULL WHERE record_id > ? AND terms IS NOT NULL", [.blob(mark)])
+        try setFiledThrough(largest)
+    }
+
+    /// The entries kept in the rows of records above `mark`.
+    private func unfiledEntries(after mark: [UInt8]) throws -> [IndexEntry] {
+        try db.query(
+            "SELECT record_id, terms FROM records WHERE record_id > ? AND terms IS NOT NULL", [.blob(mark)]
+        ) { row in
+            let id = row.blob(0)
+            return Self.hashes(in: row.blob(1)).map { IndexEntry(term: $0, recordID: id) }
+        }.flatMap { $0 }
+    }
+
+    /// The hashes a record's row keeps, or `nil` when it keeps none.
+    private func terms(of id: [UInt8]) throws -> [UInt8]? {
+        try db.queryFirst("SELECT terms FROM records WHERE record_id = ?", [.blob(id)]) {
+            $0.isNull(0) ? nil : $0.blob(0)
+        } ?? nil
+    }
+
+    /// The mark: the largest record id `record_index` files every term of. Empty when the state row is
+    /// missing, so every row's terms are read (a look-up opens every match, so none is trusted).
+    private func filedThrough() throws -> [UInt8] {
+        try db.queryFirst("SELECT filed_through FROM record_index_state WHERE singleton = 1") { $0.blob(0) } ?? []
+    }
+
+    private func setFiledThrough(_ id: [UInt8]) throws {
+        try db.run(
+            "INSERT INTO record_index_state (singleton, filed_through) VALUES (1, ?) "
+                + "ON CONFLICT (singleton) DO UPDATE SET filed_through = excluded.filed_through",
+            [.blob(id)])
+    }
+
+    private func largestRecordID() throws -> [UInt8]? {
+        try db.queryFirst("SELECT max(record_id) FROM records") { $0.isNull(0) ? nil : $0.blob(0) } ?? nil
+    }
+
+    /// Whether `id` sorts after `mark`, as SQLite compares blobs.
+    private static func isAbove(_ id: [UInt8], _ mark: [UInt8]) -> Bool {
+        mark.lexicographicallyPrecedes(id)
+    }
+
+    /// The term hashes kept in a `terms` column; a trailing partial hash is ignored.
+    private static func hashes(in terms: [UInt8]) -> [[UInt8]] {
+        stride(from: 0, to: terms.count - terms.count % IndexTerm.hashByteCount, by: IndexTerm.hashByteCount).map {
+            Array(terms[$0..<$0 + IndexTerm.hashByteCount])
+        }
+    }
+
+    /// The counting half of an id: its first 8 bytes, big-endian; `nil` for a shorter id.
+    private static func counter(of id: [UInt8]) -> UInt64? {
+        guard id.count >= 8 else { return nil }
+        return id.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
     }
 
     // MARK: Sealed digests
