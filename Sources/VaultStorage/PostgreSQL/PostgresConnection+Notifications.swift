@@ -55,7 +55,8 @@ extension PostgresConnection {
             let remaining = deadline - clock.now
             guard remaining > .zero else { return nil }
             let (seconds, attoseconds) = remaining.components
-            let milliseconds = Int32(clamping: seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+            let milliseconds = Int32(
+                clamping: seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
             var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
             guard descriptor.fd >= 0 else { throw lostOrClientError() }
             let ready = poll(&descriptor, 1, milliseconds)

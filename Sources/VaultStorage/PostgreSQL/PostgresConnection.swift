@@ -66,13 +66,15 @@ package final class PostgresConnection {
     }
 
     /// Whether the connection still works, checked without a round trip: libpq's status, then
-    /// whatever the server sent while the connection was idle (a server that shut down has sent
-    /// its farewell and closed the socket).
+    /// whatever the server sent while the connection was idle. A server that shut down has sent
+    /// its farewell and closed the socket; the first read takes the farewell, a later one sees
+    /// the end of the stream, so this reads for as long as the socket has something to read.
     package var isUsable: Bool {
-        guard !isClosed, PQstatus(handle) == CONNECTION_OK else { return false }
-        var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
-        guard descriptor.fd >= 0 else { return false }
-        if poll(&descriptor, 1, 0) > 0 {
+        guard !isClosed else { return false }
+        for _ in 0..<16 where PQstatus(handle) == CONNECTION_OK {
+            var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+            guard descriptor.fd >= 0 else { return false }
+            guard poll(&descriptor, 1, 0) > 0 else { return true }
             guard PQconsumeInput(handle) == 1 else { return false }
         }
         return PQstatus(handle) == CONNECTION_OK
@@ -136,6 +138,7 @@ package final class PostgresConnection {
     ///   ``PostgresIsolationLevel/serializable``); SQLSTATE `25P02` when `body` caught a failed
     ///   statement and returned anyway, which makes PostgreSQL roll back on `COMMIT`;
     ///   ``PostgresError/Kind/misuse`` when a transaction is already open.
+    @discardableResult
     package func transaction<Result>(
         isolation: PostgresIsolationLevel = .readCommitted, _ body: (PostgresConnection) throws -> Result
     ) throws -> Result {

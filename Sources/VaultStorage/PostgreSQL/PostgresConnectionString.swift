@@ -76,7 +76,7 @@ package struct PostgresConnectionString: Sendable, CustomStringConvertible {
     package func scrubbed(_ message: String) -> String {
         guard let password, !password.isEmpty else { return message }
         var text = message.replacingOccurrences(of: password, with: "***")
-        let encoded = password.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? password
+        let encoded = password.addingPercentEncoding(withAllowedCharacters: .urlPasswordAllowed) ?? password
         if encoded != password { text = text.replacingOccurrences(of: encoded, with: "***") }
         return text
     }

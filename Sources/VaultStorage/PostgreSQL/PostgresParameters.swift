@@ -52,7 +52,9 @@ struct PostgresParameters: ~Copyable {
         // Never a null pointer, even for zero bytes: a null buffer means SQL NULL.
         let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: max(1, bytes.count))
         bytes.withUnsafeBytes { raw in
-            if let base = raw.baseAddress { UnsafeMutableRawPointer(buffer).copyMemory(from: base, byteCount: raw.count) }
+            if let base = raw.baseAddress {
+                UnsafeMutableRawPointer(buffer).copyMemory(from: base, byteCount: raw.count)
+            }
         }
         buffers.append(buffer)
         types.append(type)

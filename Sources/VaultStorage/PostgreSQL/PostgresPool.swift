@@ -102,6 +102,7 @@ package final class PostgresPool: Sendable {
     ///   - body: The work.
     /// - Returns: What `body` returns.
     /// - Throws: What ``checkOut(timeout:)`` or `body` throws.
+    @discardableResult
     package func withConnection<Result>(
         timeout: Duration, _ body: (PostgresConnection) throws -> Result
     ) throws -> Result {
