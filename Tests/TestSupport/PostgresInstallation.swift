@@ -39,7 +39,9 @@ package struct PostgresInstallation: Sendable {
         let programs = ["initdb", "postgres"]
         guard
             let binaries = candidates.first(where: { folder in
-                programs.allSatisfy { FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent($0).path) }
+                programs.allSatisfy {
+                    FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent($0).path)
+                }
             })
         else {
             throw Unavailable(
@@ -52,10 +54,12 @@ package struct PostgresInstallation: Sendable {
                 reason: "the tests run as root, PostgreSQL refuses to, and there is no postgres user to run it as")
         }
         guard FileManager.default.isExecutableFile(atPath: setpriv.path) else {
-            throw Unavailable(reason: "the tests run as root and \(setpriv.path) is missing to drop to the postgres user")
+            throw Unavailable(
+                reason: "the tests run as root and \(setpriv.path) is missing to drop to the postgres user")
         }
         return PostgresInstallation(
-            binaries: binaries, account: Account(name: "postgres", userID: entry.pointee.pw_uid, groupID: entry.pointee.pw_gid))
+            binaries: binaries,
+            account: Account(name: "postgres", userID: entry.pointee.pw_uid, groupID: entry.pointee.pw_gid))
     }
 
     static let setpriv = URL(fileURLWithPath: "/usr/bin/setpriv")

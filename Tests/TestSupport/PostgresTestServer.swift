@@ -64,7 +64,11 @@ package final class PostgresTestServer: Sendable {
         installation = try PostgresInstallation.find()
         folder = FileManager.default.temporaryDirectory
             .appendingPathComponent("tokenvault-postgres-\(UUID().uuidString)", isDirectory: true)
-        password = (0..<4).map { _ in String(UInt64.random(in: .min ... .max), radix: 16) }.joined()
+        // 32 hex digits: shorter than an identifier (63 bytes), so a message quoting it quotes it whole.
+        password = (0..<2).map { _ in
+            let digits = String(UInt64.random(in: .min ... .max), radix: 16)
+            return String(repeating: "0", count: 16 - digits.count) + digits
+        }.joined()
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
         try FileManager.default.createDirectory(
             at: folder.appendingPathComponent("socket"), withIntermediateDirectories: false,
@@ -138,8 +142,9 @@ package final class PostgresTestServer: Sendable {
         _ installation: PostgresInstallation, in folder: URL, password: String
     ) throws {
         let passwordFile = folder.appendingPathComponent("password")
-        guard FileManager.default.createFile(
-            atPath: passwordFile.path, contents: Data("\(password)\n".utf8), attributes: [.posixPermissions: 0o600])
+        guard
+            FileManager.default.createFile(
+                atPath: passwordFile.path, contents: Data("\(password)\n".utf8), attributes: [.posixPermissions: 0o600])
         else { throw PostgresInstallation.Unavailable(reason: "cannot write the password file in \(folder.path)") }
         defer { try? FileManager.default.removeItem(at: passwordFile) }
         try installation.giveAway(passwordFile)
@@ -155,7 +160,9 @@ package final class PostgresTestServer: Sendable {
         initdb.waitUntilExit()
         guard initdb.terminationStatus == 0 else {
             throw PostgresInstallation.Unavailable(
-                reason: "initdb failed (exit \(initdb.terminationStatus)): \(tail(folder.appendingPathComponent("initdb.log")))")
+                reason:
+                    "initdb failed (exit \(initdb.terminationStatus)): \(tail(folder.appendingPathComponent("initdb.log")))"
+            )
         }
     }
 
