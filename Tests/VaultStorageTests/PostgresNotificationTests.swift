@@ -11,7 +11,9 @@ struct PostgresNotificationTests {
         let listener = try PostgresConnection(database)
         try listener.listen("vault changes")
         let sender = Locked<Result<Int32, PostgresError>?>(nil)
+        let senderDone = DispatchSemaphore(value: 0)
         let thread = Thread {
+            defer { senderDone.signal() }
             // Sent while the listener is (most likely) already waiting on its socket.
             usleep(200_000)
             do {
@@ -24,6 +26,7 @@ struct PostgresNotificationTests {
         }
         thread.start()
         let notification = try listener.nextNotification(timeout: .seconds(30))
+        senderDone.wait()
         let senderID = try #require(sender.value).get()
         #expect(
             notification

@@ -54,19 +54,9 @@ extension PostgresConnection {
             }
             let remaining = deadline - clock.now
             guard remaining > .zero else { return nil }
-            let (seconds, attoseconds) = remaining.components
-            let milliseconds = Int32(
-                clamping: seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
-            var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
-            guard descriptor.fd >= 0 else { throw lostOrClientError() }
-            let ready = poll(&descriptor, 1, milliseconds)
-            if ready < 0 {
-                guard errno == EINTR else {
-                    throw PostgresError.connectionLost("poll failed: \(String(cString: strerror(errno)))")
-                }
-                continue
-            }
-            if ready > 0, PQconsumeInput(handle) != 1 {
+            let descriptor = PQsocket(handle)
+            guard descriptor >= 0 else { throw lostOrClientError() }
+            if try PostgresSocket.waitReadable(descriptor, timeout: remaining), PQconsumeInput(handle) != 1 {
                 throw lostOrClientError()
             }
         }

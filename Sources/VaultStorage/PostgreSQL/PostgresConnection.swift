@@ -72,9 +72,11 @@ package final class PostgresConnection {
     package var isUsable: Bool {
         guard !isClosed else { return false }
         for _ in 0..<16 where PQstatus(handle) == CONNECTION_OK {
-            var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
-            guard descriptor.fd >= 0 else { return false }
-            guard poll(&descriptor, 1, 0) > 0 else { return true }
+            let descriptor = PQsocket(handle)
+            guard descriptor >= 0, let readable = try? PostgresSocket.waitReadable(descriptor, timeout: .zero) else {
+                return false
+            }
+            guard readable else { return true }
             guard PQconsumeInput(handle) == 1 else { return false }
         }
         return PQstatus(handle) == CONNECTION_OK
@@ -165,14 +167,11 @@ package final class PostgresConnection {
     /// Sets how long any later statement may run before the server cancels it with SQLSTATE
     /// `57014` (``PostgresError/isQueryCancelled``), through `set_config('statement_timeout', ...)`.
     ///
-    /// - Parameter timeout: The limit, rounded up to whole milliseconds; `nil` for none.
+    /// - Parameter timeout: The limit, rounded up to whole milliseconds and capped at PostgreSQL's
+    ///   most (`INT_MAX` ms, about 24 days); `nil` or zero for none.
     /// - Throws: ``PostgresError``.
     package func setStatementTimeout(_ timeout: Duration?) throws {
-        var milliseconds: Int64 = 0
-        if let timeout, timeout > .zero {
-            let (seconds, attoseconds) = timeout.components
-            milliseconds = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-        }
+        let milliseconds = min(timeout.map { PostgresSocket.milliseconds($0) } ?? 0, Int64(Int32.max))
         try run("SELECT set_config('statement_timeout', $1, false)", [.text("\(milliseconds)")])
     }
 
@@ -206,8 +205,8 @@ package final class PostgresConnection {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY: return
         default: break
         }
-        guard let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))) else { throw lostOrClientError() }
-        let primary = PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) } ?? ""
+        guard let state = PQresultErrorField(result, tokenvault_pq_diag_sqlstate()) else { throw lostOrClientError() }
+        let primary = PQresultErrorField(result, tokenvault_pq_diag_message_primary()).map { String(cString: $0) } ?? ""
         throw PostgresError(
             serverState: String(cString: state), primaryMessage: connectionString.scrubbed(primary),
             connectionBroken: PQstatus(handle) == CONNECTION_BAD)

@@ -57,9 +57,8 @@ package final class PostgresPool: Sendable {
     ///   ``PostgresError/Kind/cannotConnect`` when a new one cannot be opened;
     ///   ``PostgresError/Kind/closed`` after ``close()``.
     package func checkOut(timeout: Duration) throws -> PostgresConnection {
-        let (seconds, attoseconds) = timeout.components
-        let nanoseconds = max(0, seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-        guard permits.wait(timeout: .now() + .nanoseconds(Int(clamping: nanoseconds))) == .success else {
+        let milliseconds = Int(clamping: PostgresSocket.milliseconds(timeout))
+        guard permits.wait(timeout: .now() + .milliseconds(milliseconds)) == .success else {
             throw PostgresError(
                 kind: .poolTimeout, message: "all \(size) pooled PostgreSQL connections stayed in use")
         }
