@@ -17,6 +17,10 @@ import VaultStorage
         let uri = try PostgresConnectionString("postgresql://alice:\(Self.password)%40x@127.0.0.1:5432/vault")
         #expect(!uri.description.contains(Self.password))
         #expect(uri.description.contains("password=***"))
+        var dumped = ""
+        dump(keywords, to: &dumped)
+        #expect(!dumped.contains(Self.password))
+        #expect(!String(reflecting: uri).contains(Self.password))
         #expect(uri.scrubbed("a \(Self.password)@x and \(Self.password)%40x") == "a *** and ***")
     }
 

@@ -8,7 +8,7 @@ import Foundation
 /// the string is parsed here with `PQconninfoParse` before any connect, an unparsable one is
 /// rejected without quoting it, and ``scrubbed(_:)`` masks the password in every message that
 /// leaves the wrapper.
-package struct PostgresConnectionString: Sendable, CustomStringConvertible {
+package struct PostgresConnectionString: Sendable, CustomStringConvertible, CustomReflectable {
     /// The string as given; passed to libpq only.
     let rawValue: String
     /// The parsed `keyword=value` pairs that have a value, password excluded, in libpq's order.
@@ -87,4 +87,7 @@ package struct PostgresConnectionString: Sendable, CustomStringConvertible {
         if password != nil { parts.append("password=***") }
         return parts.joined(separator: " ")
     }
+
+    /// A mirror with only ``description``, so `dump` and test failure messages show no password.
+    package var customMirror: Mirror { Mirror(self, children: ["description": description]) }
 }
