@@ -2,7 +2,9 @@
 # toolchain needs nothing but `make demo` and `make test`.
 SHELL := /bin/bash
 SWIFT ?= swift
-APT_PACKAGES := libsodium-dev libsqlite3-dev pkg-config
+# libpq-dev is the PostgreSQL client library; postgresql brings the server binaries (initdb, postgres)
+# the PostgreSQL tests start a throwaway server from. They never use the cluster the package sets up.
+APT_PACKAGES := libsodium-dev libsqlite3-dev pkg-config libpq-dev postgresql
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Warnings fail the build: the house rule is zero.
 BUILD_FLAGS := -Xswiftc -warnings-as-errors

@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Layers, each a target; imports only point down:
-// CSodium, CSQLite (C), Locking -> VaultCrypto, VaultStorage -> VaultCore -> OAuth2 -> Credentials
+// CSodium, CSQLite, CPostgres (C), Locking -> VaultCrypto, VaultStorage -> VaultCore -> OAuth2 -> Credentials
 // -> TokenVault (umbrella). Fuzzing (Fuzz/, `make fuzz`) sits on top, beside the CLI and benchmarks.
 let package = Package(
     name: "TokenVault",
@@ -18,9 +18,12 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "CPostgres", path: "Sources/CPostgres", pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]),
         .target(name: "Locking"),
         .target(name: "VaultCrypto", dependencies: ["CSodium", "Locking"]),
-        .target(name: "VaultStorage", dependencies: ["CSQLite", "Locking"]),
+        .target(name: "VaultStorage", dependencies: ["CSQLite", "CPostgres", "Locking"]),
         .target(name: "VaultCore", dependencies: ["VaultCrypto", "VaultStorage", "Locking"]),
         .target(name: "OAuth2", dependencies: ["VaultCrypto", "Locking"]),
         .target(name: "Credentials", dependencies: ["VaultCore", "OAuth2", "Locking"]),
