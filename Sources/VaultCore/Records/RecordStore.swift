@@ -51,22 +51,19 @@ package protocol RecordStore: RecordReader {
     /// - Throws: Storage errors.
     func addIndexEntries(_ entries: [IndexEntry]) throws
 
-    /// Files the few entries of one write; an entry already there stays as it is.
+    /// Files one record under the keyed hashes of its terms, after a write of its row changed them.
     ///
-    /// A store may keep them apart (with the record's row) and file them in the index's order later,
-    /// with other writes' entries, so one write does not touch a random part of the index per term.
-    /// Look-ups and ``RecordReader/indexEntries()`` see them at once all the same. Call it after the
-    /// record's row is written.
+    /// A store may keep them with the record's row and file them in the index's order later, with
+    /// other records', so one write does not touch a random part of the index per term. Look-ups and
+    /// ``RecordReader/indexEntries()`` see them at once all the same. Call it after the row is
+    /// written.
     ///
-    /// - Parameter entries: Each a term's keyed hash and a record id.
+    /// - Parameters:
+    ///   - terms: The hashes of every term the record has now.
+    ///   - removed: The hashes of the terms it had before and no longer has.
+    ///   - recordID: The record's id.
     /// - Throws: Storage errors.
-    func appendIndexEntries(_ entries: [IndexEntry]) throws
-
-    /// Removes index entries (entries that are not there are ignored).
-    ///
-    /// - Parameter entries: Each a term's keyed hash and the record filed under it.
-    /// - Throws: Storage errors.
-    func removeIndexEntries(_ entries: [IndexEntry]) throws
+    func fileTerms(_ terms: [[UInt8]], removing removed: [[UInt8]], of recordID: [UInt8]) throws
 
     /// Empties the index, before a key rotation files every record again under its new keys.
     ///

@@ -85,8 +85,7 @@ struct RecordTransaction {
         let added = Set(new).subtracting(old)
         guard !removed.isEmpty || !added.isEmpty else { return }
         let key = try keys.indexKey(forGroup: group)
-        try store.removeIndexEntries(removed.map { IndexEntry(term: $0.hash(key: key), recordID: recordID) })
-        try store.appendIndexEntries(added.map { IndexEntry(term: $0.hash(key: key), recordID: recordID) })
+        try store.fileTerms(new.map { $0.hash(key: key) }, removing: removed.map { $0.hash(key: key) }, of: recordID)
     }
 
     /// Files many records at once (an upgrade filing a whole vault), in the index's order.

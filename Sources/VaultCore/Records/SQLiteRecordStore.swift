@@ -134,21 +134,23 @@ package struct SQLiteRecordStore: RecordStore {
         return Set(filed + (try unfiledEntries(after: try filedThrough()))).sorted()
     }
 
-    /// Keeps the entries of records above the mark in their rows (the row was just written, so its
-    /// page is written anyway) and files the others; once ``unfiledRecordLimit`` records have been
-    /// added above the mark, files all of them in `record_index`, in the index's order, in this same
-    /// transaction.
-    package func appendIndexEntries(_ entries: [IndexEntry]) throws {
-        guard !entries.isEmpty else { return }
+    /// For a record above the mark, writes the hashes into its row (whose page the write of the row
+    /// dirtied already); for one below, moves its entries in `record_index`. Once
+    /// ``unfiledRecordLimit`` records have been added above the mark, files all of them in
+    /// `record_index`, in the index's order, in this same transaction.
+    package func fileTerms(_ terms: [[UInt8]], removing removed: [[UInt8]], of recordID: [UInt8]) throws {
         let mark = try filedThrough()
-        try addIndexEntries(entries.filter { !Self.isAbove($0.recordID, mark) })
-        let unfiled = Dictionary(grouping: entries.filter { Self.isAbove($0.recordID, mark) }, by: \.recordID)
-        for (id, entries) in unfiled {
-            let kept = try terms(of: id) ?? []
-            try db.run(
-                "UPDATE records SET terms = ? WHERE record_id = ?", [.blob(kept + entries.flatMap(\.term)), .blob(id)])
+        for term in removed {
+            try db.run("DELETE FROM record_index WHERE term = ? AND record_id = ?", [.blob(term), .blob(recordID)])
         }
-        guard let largest = try largestRecordID(), Self.isAbove(largest, mark) else { return }
+        guard Self.isAbove(recordID, mark) else {
+            try addIndexEntries(terms.map { IndexEntry(term: $0, recordID: recordID) })
+            return
+        }
+        try db.run(
+            "UPDATE records SET terms = ? WHERE record_id = ?",
+            [terms.isEmpty ? .null : .blob(terms.flatMap { $0 }), .blob(recordID)])
+        guard let largest = try largestRecordID() else { return }
         // Ids count up by one in their first 8 bytes, so the distance is the number of records added.
         let waiting = Self.counter(of: mark).flatMap { mark in Self.counter(of: largest).map { $0 &- mark } }
         if waiting.map({ $0 >= Self.unfiledRecordLimit }) ?? true {
@@ -163,24 +165,6 @@ package struct SQLiteRecordStore: RecordStore {
             try db.run(
                 "INSERT OR IGNORE INTO record_index (term, record_id) VALUES (?, ?)",
                 [.blob(entry.term), .blob(entry.recordID)])
-        }
-    }
-
-    /// Deletes each entry from `record_index` (a primary-key look-up), and from its record's row if
-    /// the record is above the mark.
-    package func removeIndexEntries(_ entries: [IndexEntry]) throws {
-        let mark = try filedThrough()
-        for entry in entries {
-            try db.run(
-                "DELETE FROM record_index WHERE term = ? AND record_id = ?", [.blob(entry.term), .blob(entry.recordID)])
-        }
-        for (id, removed) in Dictionary(grouping: entries.filter { Self.isAbove($0.recordID, mark) }, by: \.recordID) {
-            guard let terms = try terms(of: id) else { continue }
-            let gone = Set(removed.map(\.term))
-            let kept = Self.hashes(in: terms).filter { !gone.contains($0) }
-            try db.run(
-                "UPDATE records SET terms = ? WHERE record_id = ?",
-                [kept.isEmpty ? .null : .blob(kept.flatMap { $0 }), .blob(id)])
         }
     }
 
@@ -206,13 +190,6 @@ package struct SQLiteRecordStore: RecordStore {
             let id = row.blob(0)
             return Self.hashes(in: row.blob(1)).map { IndexEntry(term: $0, recordID: id) }
         }.flatMap { $0 }
-    }
-
-    /// The hashes a record's row keeps, or `nil` when it keeps none.
-    private func terms(of id: [UInt8]) throws -> [UInt8]? {
-        try db.queryFirst("SELECT terms FROM records WHERE record_id = ?", [.blob(id)]) {
-            $0.isNull(0) ? nil : $0.blob(0)
-        } ?? nil
     }
 
     /// The mark: the largest record id `record_index` files every term of. Empty when the state row is
