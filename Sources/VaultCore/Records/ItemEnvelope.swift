@@ -55,7 +55,9 @@ struct ItemEnvelope {
 
     var bytes: [UInt8] {
         let termBytes = terms?.reduce(0) { $0 + $1.field.utf8.count + $1.value.utf8.count + 8 } ?? 0
-        var writer = ByteWriter(reservingCapacity: name.utf8.count + metadata.count + termBytes + 64)
+        let valueBytes: Int
+        if case .value(let value) = content { valueBytes = value.count } else { valueBytes = 0 }
+        var writer = ByteWriter(reservingCapacity: name.utf8.count + metadata.count + termBytes + valueBytes + 64)
         writer.append(UInt8(terms == nil ? 1 : 2))
         writer.append(lengthPrefixed: Array(name.utf8))
         writer.append(lengthPrefixed: metadata)
