@@ -150,10 +150,10 @@ package struct SQLiteRecordStore: RecordStore {
         try db.run(
             "UPDATE records SET terms = ? WHERE record_id = ?",
             [terms.isEmpty ? .null : .blob(terms.flatMap { $0 }), .blob(recordID)])
-        guard let largest = try largestRecordID() else { return }
-        // Ids count up by one in their first 8 bytes, so the distance is the number of records added.
-        let waiting = Self.counter(of: mark).flatMap { mark in Self.counter(of: largest).map { $0 &- mark } }
-        if waiting.map({ $0 >= Self.unfiledRecordLimit }) ?? true {
+        // Ids count up by one in their first 8 bytes, so the distance from the mark to a new record
+        // (the largest id) is the number of records added since the filing.
+        let waiting = Self.counter(of: mark).flatMap { mark in Self.counter(of: recordID).map { $0 &- mark } }
+        if waiting.map({ $0 >= Self.unfiledRecordLimit }) ?? true, let largest = try largestRecordID() {
             try fileAll(after: mark, through: largest)
         }
     }
