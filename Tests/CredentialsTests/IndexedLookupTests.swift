@@ -165,6 +165,38 @@ import TokenVault
         #expect(try full.metadata(taggedWith: ["team": "a"]).map(\.id) == [token.id])
     }
 
+    /// More tokens than the upgrade re-seals at a time: every token reads back as it was read
+    /// before the upgrade, and is found by its tags and indexed claims.
+    @Test func anUpgradeOfManyTokensKeepsEveryTokensMetadataAndFilesItsTerms() throws {
+        let (vault, url, _) = try TestVaults.keyFileVault(in: directory)
+        let tokens = (0..<2_100).map { index in
+            let token = TestTokens.token(subject: "user-\(index)")
+            return (token: token, metadata: Token.Metadata(token: token, tags: ["n": "\(index)", "k": "\(index % 7)"]))
+        }
+        try VaultTokenStorage.addAllInFormat2ForBenchmarking(tokens, to: vault)
+        let before = try Dictionary(
+            uniqueKeysWithValues: vault.allTokenRecordMetadata().map {
+                ($0.id, try TokenRecordCoding.decodeMetadata($0.metadata))
+            })
+        #expect(before.count == tokens.count)
+
+        let storage = try VaultTokenStorage(vault: vault)
+        #expect(try RawVaultFile(url).integer("SELECT format_version FROM vault_header") == 3)
+        #expect(try vault.verify().formatVersion == 3)
+        let after = try storage.allMetadata()
+        #expect(after.count == before.count)
+        for metadata in after {
+            #expect(before[metadata.id] == metadata)
+            #expect(before[metadata.id]?.claims == metadata.claims)
+        }
+        for index in [0, 2_047, 2_048, 2_099] {
+            let id = tokens[index].token.id
+            #expect(try storage.metadata(taggedWith: ["n": "\(index)"]).map(\.id) == [id])
+            #expect(try storage.metadata(claim: "sub", equals: "user-\(index)").map(\.id) == [id])
+        }
+        #expect(try storage.metadata(taggedWith: ["k": "3"]).count == tokens.count / 7)
+    }
+
     @Test func aFormatVersion2VaultIsUpgradedInOneTransactionByItsFirstFullAccessUse() throws {
         struct Interrupted: Error {}
         let url = try Fixtures.copy("format-v1.vault", to: directory)

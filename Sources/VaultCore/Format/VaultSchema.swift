@@ -57,6 +57,13 @@ enum VaultSchema {
         ) WITHOUT ROWID;
         """
 
+    /// Drops `records_by_kind` from a version 2 file, inside the transaction that upgrades it,
+    /// before every token row is rewritten: keeping the index in step took an index update per row,
+    /// where ``addVersion3Indexes(_:)`` builds it again afterwards in one sorted pass.
+    static func dropKindIndex(_ db: SQLiteConnection) throws {
+        try db.execute("DROP INDEX IF EXISTS records_by_kind")
+    }
+
     /// Adds the indexes of version 3 to a version 2 file, inside the transaction that upgrades it.
     static func addVersion3Indexes(_ db: SQLiteConnection) throws {
         try db.execute("DROP INDEX IF EXISTS records_by_kind;\n" + version3Indexes)
