@@ -102,9 +102,15 @@ package struct SQLiteRecordStore: RecordStore {
     package func addIndexEntries(_ entries: [IndexEntry]) throws {
         let sorted = entries.sorted()
         var start = 0
+        var values: [SQLiteValue] = []
+        values.reserveCapacity(2 * Self.indexEntriesPerInsert)
         while sorted.count - start >= Self.indexEntriesPerInsert {
-            let batch = sorted[start..<start + Self.indexEntriesPerInsert]
-            try db.run(Self.batchIndexInsert, batch.flatMap { [.blob($0.term), .blob($0.recordID)] })
+            values.removeAll(keepingCapacity: true)
+            for entry in sorted[start..<start + Self.indexEntriesPerInsert] {
+                values.append(.blob(entry.term))
+                values.append(.blob(entry.recordID))
+            }
+            try db.run(Self.batchIndexInsert, values)
             start += Self.indexEntriesPerInsert
         }
         for entry in sorted[start...] {
