@@ -197,6 +197,50 @@ import TokenVault
         #expect(try storage.metadata(taggedWith: ["k": "3"]).count == tokens.count / 7)
     }
 
+    /// A format version 2 vault holding a token bound to this device, copied to another machine:
+    /// the token cannot be opened there, so the vault is left exactly as it is (no partial
+    /// rewrite), and back on the first machine it upgrades.
+    @Test func aVaultWithAnotherDevicesTokenStaysAtFormatVersion2() throws {
+        func configuration(_ device: String) -> Vault.Configuration {
+            Vault.Configuration(deviceSecretURL: directory.file(device))
+        }
+        let keyFile = directory.file("bound.key")
+        try KeyFile.generate(at: keyFile)
+        let url = directory.file("bound.vault")
+        let vault = try Vault.create(at: url, unlock: .keyFile(keyFile), configuration: configuration("device.secret"))
+        let bound = TestTokens.token(subject: "bound")
+        #expect(
+            try VaultTokenStorage(vault: vault).add(
+                token: bound, metadata: Token.Metadata(token: bound, tags: ["kind": "bound"]),
+                security: [.accessibility(.afterFirstUnlockThisDeviceOnly)]))
+        let portable = (0..<300).map { index in
+            let token = TestTokens.token(subject: "portable-\(index)")
+            return (token: token, metadata: Token.Metadata(token: token, tags: ["kind": "portable"]))
+        }
+        try VaultTokenStorage.addAllInFormat2ForBenchmarking(portable, to: vault)
+        #expect(try !vault.indexesTokenRecords)
+
+        let copy = directory.file("copied/bound.vault")
+        try FileManager.default.createDirectory(at: copy.deletingLastPathComponent(), withIntermediateDirectories: true)
+        for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: url.path + suffix) {
+            try FileManager.default.copyItem(atPath: url.path + suffix, toPath: copy.path + suffix)
+        }
+        let elsewhere = try Vault.open(
+            at: copy, unlock: .keyFile(keyFile), configuration: configuration("other.secret"))
+        let raw = try RawVaultFile(copy)
+        let before = try raw.records()
+        #expect(try !elsewhere.upgradeTokenRecords { try TokenRecordCoding.upgradedMetadata($0.metadata) })
+        let storage = try VaultTokenStorage(vault: elsewhere)
+        #expect(try raw.records() == before)
+        #expect(try raw.integer("SELECT format_version FROM vault_header") == 2)
+        #expect(try storage.metadata(taggedWith: ["kind": "portable"]).count == portable.count)
+
+        let home = try VaultTokenStorage(vault: vault)
+        #expect(try vault.indexesTokenRecords)
+        #expect(try home.metadata(taggedWith: ["kind": "bound"]).map(\.id) == [bound.id])
+        #expect(try home.token(id: bound.id, prompt: nil, authenticationContext: nil) == bound)
+    }
+
     @Test func aFormatVersion2VaultIsUpgradedInOneTransactionByItsFirstFullAccessUse() throws {
         struct Interrupted: Error {}
         let url = try Fixtures.copy("format-v1.vault", to: directory)
