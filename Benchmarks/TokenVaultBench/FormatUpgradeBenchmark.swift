@@ -2,9 +2,9 @@ import Foundation
 import TokenVault
 import VaultCore
 
-/// Part of section 4: the upgrade of a format version 2 vault to version 3, which re-seals every
-/// token record with its index terms and files them in the index, in one transaction, the first
-/// time a `VaultTokenStorage` is made over it (`Credential.use`).
+/// Part of section 4: the upgrade of a format version 2 vault to the current version, which
+/// re-seals every token record with its index terms and files them in the index, in one
+/// transaction, the first time a `VaultTokenStorage` is made over it (`Credential.use`).
 ///
 /// No committed fixture has this many tokens, so the version 2 vault is written through a bulk hook
 /// (`VaultTokenStorage.addAllInFormat2ForBenchmarking`: the records without terms, the header at
@@ -56,7 +56,7 @@ struct FormatUpgradeBenchmark {
         }  // the vault is released here, closing its connection
         let bytesBefore = Self.bytesOnDisk(url)
 
-        progress("upgrade: \(tokens) tokens from format 2 to 3")
+        progress("upgrade: \(tokens) tokens from format 2 to the current format")
         var vault: Vault?
         let openNs = try Stopwatch.time { vault = try Vault.open(at: url, unlock: .keyFile(keyFile)) }
         guard let vault, try !vault.indexesTokenRecords else { fatalError("the vault is not at format 2") }
@@ -82,7 +82,7 @@ struct FormatUpgradeBenchmark {
 
     /// The upgrade's table.
     static func table(_ result: Result) -> TextTable {
-        var table = TextTable(["format 2 -> 3 upgrade", "\(Format.count(Double(result.tokens))) tokens"])
+        var table = TextTable(["format 2 -> 4 upgrade", "\(Format.count(Double(result.tokens))) tokens"])
         table.add(["Vault.open (key file) of the format 2 vault", Format.duration(nanoseconds: result.openNs)])
         table.add([
             "upgrade: VaultTokenStorage(vault:), one transaction", Format.duration(nanoseconds: result.upgradeNs),

@@ -164,6 +164,82 @@ import TokenVault
         #expect(try full.metadata(taggedWith: ["team": "a"]).map(\.id) == [token.id])
     }
 
+    /// More tokens than the upgrade re-seals at a time: every token reads back as it was read
+    /// before the upgrade, and is found by its tags and indexed claims.
+    @Test func anUpgradeOfManyTokensKeepsEveryTokensMetadataAndFilesItsTerms() throws {
+        let (vault, url, _) = try TestVaults.keyFileVault(in: directory)
+        let tokens = (0..<2_100).map { index in
+            let token = TestTokens.token(subject: "user-\(index)")
+            return (token: token, metadata: Token.Metadata(token: token, tags: ["n": "\(index)", "k": "\(index % 7)"]))
+        }
+        try VaultTokenStorage.addAllInFormat2ForBenchmarking(tokens, to: vault)
+        let before = try Dictionary(
+            uniqueKeysWithValues: vault.allTokenRecordMetadata().map {
+                ($0.id, try TokenRecordCoding.decodeMetadata($0.metadata))
+            })
+        #expect(before.count == tokens.count)
+
+        let storage = try VaultTokenStorage(vault: vault)
+        #expect(try RawVaultFile(url).integer("SELECT format_version FROM vault_header") == 4)
+        #expect(try vault.verify().formatVersion == 4)
+        let after = try storage.allMetadata()
+        #expect(after.count == before.count)
+        for metadata in after {
+            #expect(before[metadata.id] == metadata)
+            #expect(before[metadata.id]?.claims == metadata.claims)
+        }
+        for index in [0, 2_047, 2_048, 2_099] {
+            let id = tokens[index].token.id
+            #expect(try storage.metadata(taggedWith: ["n": "\(index)"]).map(\.id) == [id])
+            #expect(try storage.metadata(claim: "sub", equals: "user-\(index)").map(\.id) == [id])
+        }
+        #expect(try storage.metadata(taggedWith: ["k": "3"]).count == tokens.count / 7)
+    }
+
+    /// A format version 2 vault holding a token bound to this device, copied to another machine:
+    /// the token cannot be opened there, so the vault is left exactly as it is (no partial
+    /// rewrite), and back on the first machine it upgrades.
+    @Test func aVaultWithAnotherDevicesTokenStaysAtFormatVersion2() throws {
+        func configuration(_ device: String) -> Vault.Configuration {
+            Vault.Configuration(deviceSecretURL: directory.file(device))
+        }
+        let keyFile = directory.file("bound.key")
+        try KeyFile.generate(at: keyFile)
+        let url = directory.file("bound.vault")
+        let vault = try Vault.create(at: url, unlock: .keyFile(keyFile), configuration: configuration("device.secret"))
+        let bound = TestTokens.token(subject: "bound")
+        #expect(
+            try VaultTokenStorage(vault: vault).add(
+                token: bound, metadata: Token.Metadata(token: bound, tags: ["kind": "bound"]),
+                security: [.accessibility(.afterFirstUnlockThisDeviceOnly)]))
+        let portable = (0..<300).map { index in
+            let token = TestTokens.token(subject: "portable-\(index)")
+            return (token: token, metadata: Token.Metadata(token: token, tags: ["kind": "portable"]))
+        }
+        try VaultTokenStorage.addAllInFormat2ForBenchmarking(portable, to: vault)
+        #expect(try !vault.indexesTokenRecords)
+
+        let copy = directory.file("copied/bound.vault")
+        try FileManager.default.createDirectory(at: copy.deletingLastPathComponent(), withIntermediateDirectories: true)
+        for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: url.path + suffix) {
+            try FileManager.default.copyItem(atPath: url.path + suffix, toPath: copy.path + suffix)
+        }
+        let elsewhere = try Vault.open(
+            at: copy, unlock: .keyFile(keyFile), configuration: configuration("other.secret"))
+        let raw = try RawVaultFile(copy)
+        let before = try raw.records()
+        #expect(try !elsewhere.upgradeTokenRecords { try TokenRecordCoding.upgradedMetadata($0.metadata) })
+        let storage = try VaultTokenStorage(vault: elsewhere)
+        #expect(try raw.records() == before)
+        #expect(try raw.integer("SELECT format_version FROM vault_header") == 2)
+        #expect(try storage.metadata(taggedWith: ["kind": "portable"]).count == portable.count)
+
+        let home = try VaultTokenStorage(vault: vault)
+        #expect(try vault.indexesTokenRecords)
+        #expect(try home.metadata(taggedWith: ["kind": "bound"]).map(\.id) == [bound.id])
+        #expect(try home.token(id: bound.id, prompt: nil, authenticationContext: nil) == bound)
+    }
+
     @Test func aFormatVersion2VaultIsUpgradedInOneTransactionByItsFirstFullAccessUse() throws {
         struct Interrupted: Error {}
         let url = try Fixtures.copy("format-v1.vault", to: directory)

@@ -29,9 +29,21 @@ extension Token.Metadata {
 
     /// The terms a vault files this token under: each tag, and each value of the indexed claims.
     package var indexTerms: [IndexTerm] {
+        let claims = claims
+        return Self.indexTerms(tags: tags) { claims[$0] }
+    }
+
+    /// The terms of a token with `tags` whose indexed claims `claim` gives, for a caller that has
+    /// not decoded the other claims.
+    ///
+    /// - Parameters:
+    ///   - tags: The token's tags.
+    ///   - claim: The value of an indexed claim, or `nil` when the token has none.
+    /// - Returns: Each tag's term, then each indexed claim value's.
+    package static func indexTerms(tags: [String: String], claim: (String) -> JSONValue?) -> [IndexTerm] {
         tags.map { IndexTerm.tag($0.key, equals: $0.value) }
-            + Self.indexedClaims.sorted().flatMap { name in
-                Self.comparableValues(of: claims[name]).map { IndexTerm.claim(name, equals: $0) }
+            + indexedClaims.sorted().flatMap { name in
+                comparableValues(of: claim(name)).map { IndexTerm.claim(name, equals: $0) }
             }
     }
 

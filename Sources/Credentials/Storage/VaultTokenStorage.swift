@@ -29,10 +29,7 @@ public final class VaultTokenStorage: TokenStorage {
         self.vault = vault
         try CredentialError.translating {
             guard try !vault.indexesTokenRecords else { return }
-            try vault.upgradeTokenRecords { record in
-                let metadata = try Self.decode(Token.Metadata.self, from: record.metadata)
-                return (try Self.encode(metadata), metadata.indexTerms)
-            }
+            try vault.upgradeTokenRecords { try TokenRecordCoding.upgradedMetadata($0.metadata) }
         }
     }
 

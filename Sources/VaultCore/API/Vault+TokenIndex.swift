@@ -52,14 +52,14 @@ extension Vault {
         }
     }
 
-    /// Whether the vault's token records are indexed (format version 3): until then,
+    /// Whether the vault's token records are indexed (format version 3 and later): until then,
     /// ``tokenRecordMetadata(matchingAll:)`` answers `nil` and token writes are refused.
     package var indexesTokenRecords: Bool {
         get throws { try readConnection { db, _ in try VaultSchema.formatVersion(db) >= 3 } }
     }
 
-    /// Upgrades a format version 2 vault to version 3 in one write transaction: every token
-    /// record's metadata is re-encoded by `reencode`, which also names the record's index terms,
+    /// Upgrades a format version 2 vault to the current version in one write transaction: every
+    /// token record's metadata is re-encoded by `reencode`, which also names the record's index terms,
     /// and the record is sealed again with its terms and filed in the index. Tokens themselves keep
     /// their bytes (an access-controlled one cannot be opened without a proof), and so does the
     /// record's policy.
@@ -82,50 +82,166 @@ extension Vault {
         let device = try deviceSecret(creating: false)
         return try Self.translatingErrors {
             let held = try unlockedKeys()
-            return try database.write { db -> Bool in
-                guard try VaultSchema.formatVersion(db) == 2 else { return false }
-                let keys = try currentKeys(held, in: db)
-                guard keys.scope == nil else { return false }
-                let records = SQLiteRecordStore(db)
-                let groups = try candidateGroups(in: records, keys: keys)
-                let scopes = keys.scopes(of: groups)
-                let rows = try records.rows()
-                _ = try ScopedDigests(rows: rows, slots: KeySlot.all(in: db), keys: keys, groups: scopes)
-                    .check(in: records, keys: keys, groups: scopes, vaultID: vaultID)
-                let opening = try rows.filter { $0.kind == .token }.concurrentMap {
-                    row -> (RecordRow, ItemEnvelope, Domain)? in
-                    do {
-                        let (envelope, domain) = try self.openToken(row, groups: groups, keys: keys)
-                        return (row, envelope, domain)
-                    } catch VaultError.unavailableOnThisDevice {
-                        return nil
+            do {
+                return try database.write { db -> Bool in
+                    guard try VaultSchema.formatVersion(db) == 2 else { return false }
+                    let keys = try currentKeys(held, in: db)
+                    guard keys.scope == nil else { return false }
+                    let records = SQLiteRecordStore(db)
+                    let groups = try candidateGroups(in: records, keys: keys)
+                    var pending = try checkedTokenRows(in: db, keys: keys, groups: groups)
+                    guard try opensEveryDeviceBoundRow(pending, groups: groups, keys: keys) else { return false }
+                    try VaultSchema.writeHeader(formatVersion: VaultFormat.currentVersion, epoch: keys.epoch, db)
+                    try VaultSchema.dropKindIndex(db)
+                    var transaction = try RecordTransaction(db: db, keys: keys, vaultID: vaultID)
+                    // Opening, decoding, encoding, sealing and hashing are independent per record:
+                    // spread over the cores, a chunk at a time, the next chunk while this thread
+                    // writes the last, so only two chunks of opened and sealed records are held at
+                    // once. The writes go in record id order, the table's own. `pending` is
+                    // reversed, so each chunk taken off its end frees those rows' bytes.
+                    pending.reverse()
+                    func nextChunk() -> [RecordRow] {
+                        let chunk = Array(pending.suffix(Self.upgradeChunk).reversed())
+                        pending.removeLast(chunk.count)
+                        return chunk
                     }
+                    var entries: [IndexEntry] = []
+                    entries.reserveCapacity(pending.count * 8)
+                    try withoutActuallyEscaping(reencode) { reencode in
+                        let upgrade = { @Sendable (chunk: [RecordRow]) throws -> [UpgradedTokenRow?] in
+                            try chunk.concurrentMap { row in
+                                try self.upgradedTokenRow(row, groups: groups, keys: keys, device: device, reencode)
+                            }
+                        }
+                        let first = nextChunk()
+                        var next: BackgroundResult<[UpgradedTokenRow?]>? = BackgroundResult { try upgrade(first) }
+                        // `reencode` must not be called once this returns, even after a throw.
+                        defer { _ = try? next?.value() }
+                        while let current = next {
+                            let upgraded = try current.value()
+                            if pending.isEmpty {
+                                next = nil
+                            } else {
+                                let chunk = nextChunk()
+                                next = BackgroundResult { try upgrade(chunk) }
+                            }
+                            for result in upgraded {
+                                guard let result else { throw UpgradeAbandoned() }
+                                try transaction.replace(result.old, with: result.new)
+                                entries += result.entries
+                            }
+                        }
+                    }
+                    try VaultSchema.addIndexTables(db)
+                    try transaction.index(entries.inIndexOrder())
+                    try transaction.commit()
+                    return true
                 }
-                // A token bound to another device cannot be opened, so not upgraded: leave the vault as it is.
-                let opened = opening.compactMap { $0 }
-                guard opened.count == opening.count else { return false }
-                try VaultSchema.addIndexTables(db)
-                try VaultSchema.writeHeader(formatVersion: VaultFormat.currentVersion, epoch: keys.epoch, db)
-                var transaction = try RecordTransaction(db: db, keys: keys, vaultID: vaultID)
-                let vaultID = vaultID
-                // Decoding, encoding, sealing and hashing are independent per record: spread over
-                // the cores. The writes then go in record id order, the table's own.
-                let upgraded = try opened.concurrentMap { row, envelope, domain in
-                    let (metadata, terms) = try reencode(TokenRecordMetadata(envelope, domain: domain, row: row))
-                    let sealed = try RecordRow.seal(
-                        envelope.with(metadata: metadata, terms: terms).bytes, id: row.id, kind: .token,
-                        lookup: row.lookup, domainID: row.domainID, policyCode: row.policyCode,
-                        version: row.version + 1, scope: row.scope,
-                        key: keys.key(for: domain, device: domain.accessibility.isDeviceBound ? device : nil),
-                        vaultID: vaultID)
-                    let indexKey = try keys.indexKey(forGroup: domain.accessGroup)
-                    return (row, sealed, Set(terms).map { IndexEntry(term: $0.hash(key: indexKey), recordID: row.id) })
-                }
-                for (row, sealed, _) in upgraded { try transaction.replace(row, with: sealed) }
-                try transaction.index(upgraded.flatMap(\.2))
-                try transaction.commit()
-                return true
+            } catch is UpgradeAbandoned {
+                return false
             }
         }
+    }
+
+    /// How many token records the upgrade opens, re-seals and writes at a time.
+    private static let upgradeChunk = 2_048
+
+    /// A token row sealed again with its metadata re-encoded and its terms, or `nil` when it is
+    /// bound to another device.
+    private func upgradedTokenRow(
+        _ row: RecordRow, groups: [String?], keys: KeyRing, device: DeviceSecret?,
+        _ reencode: @Sendable (TokenRecordMetadata) throws -> (metadata: [UInt8], terms: [IndexTerm])
+    ) throws -> UpgradedTokenRow? {
+        let envelope: ItemEnvelope
+        let domain: Domain
+        do {
+            (envelope, domain) = try openToken(row, groups: groups, keys: keys)
+        } catch VaultError.unavailableOnThisDevice {
+            return nil
+        }
+        let (metadata, terms) = try reencode(TokenRecordMetadata(envelope, domain: domain, row: row))
+        let sealed = try RecordRow.seal(
+            envelope.with(metadata: metadata, terms: terms).bytes, id: row.id, kind: .token, lookup: row.lookup,
+            domainID: row.domainID, policyCode: row.policyCode, version: row.version + 1, scope: row.scope,
+            key: keys.key(for: domain, device: domain.accessibility.isDeviceBound ? device : nil), vaultID: vaultID)
+        let indexKey = try keys.indexKey(forGroup: domain.accessGroup)
+        return UpgradedTokenRow(
+            old: row, new: sealed,
+            entries: Set(terms).map { IndexEntry(term: $0.hash(key: indexKey), recordID: row.id) })
+    }
+
+    /// Every token row, once the digests of every row and key slot have been checked: an upgrade
+    /// must not hide damage. The other rows are let go on return.
+    private func checkedTokenRows(in db: SQLiteConnection, keys: KeyRing, groups: [String?]) throws -> [RecordRow] {
+        let records = SQLiteRecordStore(db)
+        let scopes = keys.scopes(of: groups)
+        let rows = try records.rows()
+        _ = try ScopedDigests(rows: rows, slots: KeySlot.all(in: db), keys: keys, groups: scopes)
+            .check(in: records, keys: keys, groups: scopes, vaultID: vaultID)
+        return rows.filter { $0.kind == .token }
+    }
+
+    /// Whether every device-bound token row (and every row whose policy does not read) opens here:
+    /// a token bound to another device cannot be opened, so not upgraded, and the vault must then be
+    /// left as it is. Checked before anything is written, so such a vault costs no re-sealing.
+    private func opensEveryDeviceBoundRow(_ rows: [RecordRow], groups: [String?], keys: KeyRing) throws -> Bool {
+        let bound = rows.filter { row in
+            (try? Domain(policyCode: row.policyCode, accessGroup: nil).accessibility.isDeviceBound) ?? true
+        }
+        let opens = try bound.concurrentMap { row -> Bool in
+            do {
+                _ = try self.openToken(row, groups: groups, keys: keys)
+                return true
+            } catch VaultError.unavailableOnThisDevice {
+                return false
+            }
+        }
+        return !opens.contains(false)
+    }
+}
+
+/// A token row as the upgrade rewrites it.
+private struct UpgradedTokenRow: Sendable {
+    /// The row as read.
+    let old: RecordRow
+    /// The row sealed again, one version later.
+    let new: RecordRow
+    /// Its index entries.
+    let entries: [IndexEntry]
+}
+
+/// Thrown inside the upgrade's transaction to roll it back when a token record turns out not to
+/// open on this device after all; the upgrade then answers `false`.
+private struct UpgradeAbandoned: Error {}
+
+extension [IndexEntry] {
+    /// The entries in the index's order (``IndexEntry/<(_:_:)``), as the store inserts them, sorted
+    /// on fixed-width keys when every term and record id is 16 bytes (as the vault writes them):
+    /// comparing hundreds of thousands of byte arrays element by element took a few tenths of a
+    /// second of the upgrade.
+    fileprivate func inIndexOrder() -> [IndexEntry] {
+        guard allSatisfy({ $0.term.count == 16 && $0.recordID.count == 16 }) else { return sorted() }
+        let keys = map { entry -> SIMD4<UInt64> in
+            func words(_ bytes: [UInt8]) -> (UInt64, UInt64) {
+                bytes.withUnsafeBytes {
+                    (
+                        UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
+                        UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+                    )
+                }
+            }
+            let term = words(entry.term)
+            let id = words(entry.recordID)
+            return SIMD4(term.0, term.1, id.0, id.1)
+        }
+        let order = indices.sorted { left, right in
+            let a = keys[left]
+            let b = keys[right]
+            if a[0] != b[0] { return a[0] < b[0] }
+            if a[1] != b[1] { return a[1] < b[1] }
+            if a[2] != b[2] { return a[2] < b[2] }
+            return a[3] < b[3]
+        }
+        return order.map { self[$0] }
     }
 }

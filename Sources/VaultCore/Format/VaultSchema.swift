@@ -59,6 +59,13 @@ enum VaultSchema {
         \(indexState)
         """
 
+    /// Drops `records_by_kind` from a version 2 file, inside the transaction that upgrades it,
+    /// before every token row is rewritten: keeping the index in step took an index update per row,
+    /// where ``addIndexTables(_:)`` builds it again afterwards in one sorted pass.
+    static func dropKindIndex(_ db: SQLiteConnection) throws {
+        try db.execute("DROP INDEX IF EXISTS records_by_kind")
+    }
+
     /// Format version 4's mark of how far `record_index` is filed: the records with a larger id (the
     /// latest ones, as ids count up) keep the keyed hashes of their terms in their own `terms`
     /// column instead, written with the row, so a store writes no page of `record_index`; once there
