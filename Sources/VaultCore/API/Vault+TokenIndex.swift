@@ -1,5 +1,4 @@
 import VaultCrypto
-import VaultStorage
 
 /// Token records found through the index (keyed hashes of their terms) instead of by opening every
 /// record, and the upgrade that indexes a format version 2 vault.
@@ -18,8 +17,8 @@ extension Vault {
     package func tokenRecordMetadata(matchingAll terms: [IndexTerm]) throws -> [TokenRecordMetadata]? {
         precondition(!terms.isEmpty, "an index look-up needs a term")
         return try readConnection { db, keys -> [TokenRecordMetadata]? in
-            guard try VaultSchema.formatVersion(db) >= 3 else { return nil }
-            let records = SQLiteRecordStore(db)
+            guard try db.formatVersion() >= 3 else { return nil }
+            let records = db.records
             let groups = try candidateGroups(in: records, keys: keys)
             var found: [TokenRecordMetadata] = []
             for group in groups {
@@ -55,7 +54,7 @@ extension Vault {
     /// Whether the vault's token records are indexed (format version 3): until then,
     /// ``tokenRecordMetadata(matchingAll:)`` answers `nil` and token writes are refused.
     package var indexesTokenRecords: Bool {
-        get throws { try readConnection { db, _ in try VaultSchema.formatVersion(db) >= 3 } }
+        get throws { try readConnection { db, _ in try db.formatVersion() >= 3 } }
     }
 
     /// Upgrades a format version 2 vault to version 3 in one write transaction: every token
@@ -82,15 +81,15 @@ extension Vault {
         let device = try deviceSecret(creating: false)
         return try Self.translatingErrors {
             let held = try unlockedKeys()
-            return try database.write { db -> Bool in
-                guard try VaultSchema.formatVersion(db) == 2 else { return false }
+            return try backend.write { db -> Bool in
+                guard try db.formatVersion() == 2 else { return false }
                 let keys = try currentKeys(held, in: db)
                 guard keys.scope == nil else { return false }
-                let records = SQLiteRecordStore(db)
+                let records = db.recordStore
                 let groups = try candidateGroups(in: records, keys: keys)
                 let scopes = keys.scopes(of: groups)
                 let rows = try records.rows()
-                _ = try ScopedDigests(rows: rows, slots: KeySlot.all(in: db), keys: keys, groups: scopes)
+                _ = try ScopedDigests(rows: rows, slots: db.keySlots(), keys: keys, groups: scopes)
                     .check(in: records, keys: keys, groups: scopes, vaultID: vaultID)
                 let opening = try rows.filter { $0.kind == .token }.concurrentMap {
                     row -> (RecordRow, ItemEnvelope, Domain)? in
@@ -104,8 +103,8 @@ extension Vault {
                 // A token bound to another device cannot be opened, so not upgraded: leave the vault as it is.
                 let opened = opening.compactMap { $0 }
                 guard opened.count == opening.count else { return false }
-                try VaultSchema.addIndexTables(db)
-                try VaultSchema.writeHeader(formatVersion: VaultFormat.currentVersion, epoch: keys.epoch, db)
+                try db.addIndexTables()
+                try db.writeHeader(formatVersion: VaultFormat.currentVersion, epoch: keys.epoch)
                 var transaction = try RecordTransaction(db: db, keys: keys, vaultID: vaultID)
                 let vaultID = vaultID
                 // Decoding, encoding, sealing and hashing are independent per record: spread over
