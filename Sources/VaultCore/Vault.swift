@@ -233,6 +233,8 @@ public final class Vault: Sendable {
             throw error
         } catch let error as StorageError {
             throw VaultError(error)
+        } catch let error as PostgresError {
+            throw VaultError(error)
         } catch let error as CryptoError {
             throw VaultError(error)
         } catch let error as POSIXError {
