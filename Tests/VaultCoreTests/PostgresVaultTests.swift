@@ -1,0 +1,193 @@
+import Foundation
+import TestSupport
+import Testing
+import TokenVault
+import VaultStorage
+
+/// What only a vault in PostgreSQL has: several processes' vaults on one schema, several vaults in
+/// one database, the server's view of the rows, and failures of the server. What every backend
+/// shares is in ``VaultConformanceTests``.
+@Suite(.enabled(if: PostgresTestServer.isAvailable, PostgresTestServer.skipComment))
+struct PostgresVaultTests {
+    let unlock = TestVaults.unlock
+
+    private func create(_ connection: String) throws -> Vault {
+        try Vault.create(postgres: connection, unlock: unlock, keyDerivation: TestVaults.fastKeyDerivation)
+    }
+
+    /// Runs `body` on a connection to the vault's schema as the test's superuser.
+    @discardableResult
+    private func admin<Result>(_ connection: String, _ body: (PostgresConnection) throws -> Result) throws -> Result {
+        let db = try PostgresConnection(PostgresConnectionString(connection))
+        defer { db.close() }
+        return try body(db)
+    }
+
+    @Test func twoVaultsOnOneSchemaShareEveryWriteAndKeySlot() throws {
+        let connection = try PostgresTestServer.makeVaultSchema()
+        let first = try create(connection)
+        let second = try Vault.open(postgres: connection, unlock: unlock)
+        try first.set("one", for: SecretKey<String>("shared"))
+        #expect(try second.get(SecretKey<String>("shared")) == "one")
+        try second.update(SecretKey<String>("shared")) { ($0 ?? "") + "+two" }
+        #expect(try first.get(SecretKey<String>("shared")) == "one+two")
+        try first.addUnlock(.passphrase("another long passphrase"), keyDerivation: TestVaults.fastKeyDerivation)
+        #expect(try second.keySlots().count == 2)
+        let replacement = VaultUnlock.passphrase("a third long passphrase")
+        try second.changeUnlock(from: unlock, to: replacement, keyDerivation: TestVaults.fastKeyDerivation)
+        // The slot the first vault was unlocked through is revoked on the server: it locks.
+        #expect(throws: VaultError.locked) { try first.get(SecretKey<String>("shared")) }
+        #expect(throws: VaultError.invalidCredentials) { try Vault.open(postgres: connection, unlock: unlock) }
+        try first.unlock(replacement)
+        #expect(try first.get(SecretKey<String>("shared")) == "one+two")
+        #expect(try first.verify().keySlotCount == 2)
+    }
+
+    @Test func writersOnTwoConnectionsNeverLoseAnUpdate() async throws {
+        let connection = try PostgresTestServer.makeVaultSchema()
+        let vaults = [try create(connection), try Vault.open(postgres: connection, unlock: unlock)]
+        let counter = SecretKey<Int>("counter")
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    for _ in 0..<15 { try vaults[task % 2].update(counter) { ($0 ?? 0) + 1 } }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try vaults[0].get(counter) == 8 * 15)
+        #expect(try vaults[1].verify().recordCount == 1)
+    }
+
+    @Test func eachSchemaHoldsOneVault() throws {
+        let teamA = try PostgresTestServer.makeVaultSchema()
+        let teamB = try PostgresTestServer.makeVaultSchema()
+        #expect {
+            try Vault.open(postgres: teamA, unlock: unlock)
+        } throws: { error in
+            guard case VaultError.notFound(let what) = error else { return false }
+            return what.contains("schema vault_")
+        }
+        let a = try create(teamA)
+        let b = try create(teamB)
+        try a.set("a", for: SecretKey<String>("name"))
+        try b.set("b", for: SecretKey<String>("name"))
+        #expect(try a.get(SecretKey<String>("name")) == "a")
+        #expect(try b.get(SecretKey<String>("name")) == "b")
+        #expect {
+            try create(teamA)
+        } throws: { error in
+            guard case VaultError.alreadyExists = error else { return false }
+            return true
+        }
+    }
+
+    @Test func theServerHoldsOnlySealedBytesAndKeyedHashes() throws {
+        let connection = try PostgresTestServer.makeVaultSchema()
+        let vault = try create(connection)
+        let secret = "s3cr3t-token-value"
+        let name = "visible-item-name"
+        try vault.set(secret, for: SecretKey<String>(name, policy: VaultPolicy(accessGroup: "team-alpha")))
+        _ = try vault.insertTokenRecord(
+            id: "token-id-42", metadata: Array("tag-value-beta".utf8),
+            terms: [IndexTerm(field: "tag", value: "tag-value-beta")], secret: Array(secret.utf8),
+            policy: VaultPolicy(), defaultIfNone: true)
+        let dump = try admin(connection) { db in
+            try [
+                "vault_header", "key_slots", "records", "integrity", "group_integrity", "record_index",
+                "record_index_state",
+            ].map { table in
+                try db.query("SELECT coalesce(string_agg(row_to_json(t)::text, ' '), '') FROM \(table) t")
+                    .map { try $0.text(0) }.joined()
+            }.joined(separator: "\n")
+        }
+        #expect(dump.contains("\\\\x"))  // rows are there, as hex bytea
+        for clear in [secret, name, "team-alpha", "token-id-42", "tag-value-beta", "correct horse battery staple"] {
+            #expect(!dump.contains(clear))
+            #expect(!dump.contains(clear.utf8.map { String(format: "%02x", $0) }.joined()))
+        }
+    }
+
+    @Test func aServerErrorMidWriteLeavesNothingWritten() throws {
+        let connection = try PostgresTestServer.makeVaultSchema()
+        let vault = try create(connection)
+        try vault.set("before", for: SecretKey<String>("kept"))
+        // The digest is written last in a write transaction: fail there, after the rows.
+        try admin(connection) { db in
+            try db.execute(
+                """
+                CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN RAISE EXCEPTION 'refused by the test'; END $$;
+                CREATE TRIGGER refuse BEFORE UPDATE ON integrity FOR EACH ROW EXECUTE FUNCTION refuse();
+                """)
+        }
+        #expect {
+            try vault.set("after", for: SecretKey<String>("kept"))
+            try vault.set("new", for: SecretKey<String>("added"))
+        } throws: { error in
+            guard case VaultError.storage(let detail) = error else { return false }
+            return detail.contains("refused by the test")
+        }
+        try admin(connection) { db in try db.execute("DROP TRIGGER refuse ON integrity") }
+        #expect(try vault.get(SecretKey<String>("kept")) == "before")
+        #expect(try vault.get(SecretKey<String>("added")) == nil)
+        #expect(try vault.verify().recordCount == 1)
+    }
+
+    @Test func aRowDeletedOnTheServerFailsVerification() throws {
+        let connection = try PostgresTestServer.makeVaultSchema()
+        let vault = try create(connection)
+        try vault.set("one", for: SecretKey<String>("one"))
+        try vault.set("two", for: SecretKey<String>("two"))
+        try admin(connection) { db in
+            try db.run(
+                "DELETE FROM records WHERE record_id = (SELECT record_id FROM records ORDER BY record_id LIMIT 1)")
+        }
+        #expect(throws: VaultError.self) { try vault.verify() }
+    }
+
+    @Test func tablesOfALaterSchemaVersionAreRefused() throws {
+        let connection = try PostgresTestServer.makeVaultSchema()
+        _ = try create(connection)
+        try admin(connection) { db in try db.run("UPDATE vault_schema_version SET version = 99") }
+        #expect {
+            try Vault.open(postgres: connection, unlock: unlock)
+        } throws: { error in
+            guard case VaultError.unsupportedFormat(let detail) = error else { return false }
+            return detail.contains("schema version 99")
+        }
+    }
+
+    @Test func fileOnlyFeaturesSaySo() throws {
+        let vault = try create(try PostgresTestServer.makeVaultSchema())
+        #expect(vault.url == nil)
+        #expect(try vault.compactLog())
+        #expect {
+            try vault.backup(to: URL(fileURLWithPath: "/nonexistent/backup.db"))
+        } throws: { error in
+            guard case VaultError.invalidArgument(let detail) = error else { return false }
+            return detail.contains("SQLite file")
+        }
+    }
+
+    @Test func noErrorQuotesTheConnectionPassword() throws {
+        let server = try PostgresTestServer.shared.get()
+        let connection = try PostgresTestServer.makeVaultSchema()
+        let wrong = connection.replacingOccurrences(of: server.password, with: "wrong-password-7f3a9c")
+        var errors: [any Error] = []
+        for attempt in [
+            { _ = try Vault.open(postgres: wrong, unlock: unlock) },
+            { _ = try Vault.open(postgres: connection, unlock: unlock) },  // no vault yet
+            { _ = try Vault.open(postgres: connection + " sslmode=bogus", unlock: unlock) },
+        ] as [() throws -> Void] {
+            do { try attempt() } catch { errors.append(error) }
+        }
+        #expect(errors.count == 3)
+        for error in errors {
+            for text in ["\(error)", String(reflecting: error), error.localizedDescription] {
+                #expect(!text.contains(server.password))
+                #expect(!text.contains("wrong-password-7f3a9c"))
+            }
+        }
+    }
+}
