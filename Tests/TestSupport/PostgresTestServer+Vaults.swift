@@ -18,10 +18,17 @@ extension PostgresTestServer {
     /// - Returns: The string, with the password and a `search_path` naming only the new schema.
     /// - Throws: Why the shared server or database is unavailable; ``PostgresError``.
     package static func makeVaultSchema() throws -> String {
-        let server = try shared.get()
-        let database = try vaultDatabase.get()
+        try shared.get().makeVaultSchema(inDatabase: try vaultDatabase.get())
+    }
+
+    /// A libpq connection string for a new, empty schema of a database of this server.
+    ///
+    /// - Parameter database: The database; `postgres` by default.
+    /// - Returns: The string, with the password and a `search_path` naming only the new schema.
+    /// - Throws: ``PostgresError``.
+    package func makeVaultSchema(inDatabase database: String = "postgres") throws -> String {
         let schema = "vault_\(UInt64.random(in: .min ... .max))"
-        let base = "host=127.0.0.1 port=\(server.port) user=\(user) password=\(server.password) dbname=\(database)"
+        let base = "host=127.0.0.1 port=\(port) user=\(Self.user) password=\(password) dbname=\(database)"
         let admin = try PostgresConnection(PostgresConnectionString(base))
         defer { admin.close() }
         try admin.execute("CREATE SCHEMA \(schema)")

@@ -43,6 +43,33 @@ struct PostgresVaultTests {
         #expect(try first.verify().keySlotCount == 2)
     }
 
+    /// The token listing cache trusts an unchanged stamp: the server's change counter must move with
+    /// every commit of any connection.
+    @Test func aListingSeesEveryWriteOfAnotherConnection() throws {
+        let connection = try PostgresTestServer.makeVaultSchema()
+        let first = try create(connection)
+        let second = try Vault.open(postgres: connection, unlock: unlock)
+        func listing(_ vault: Vault) throws -> [String: [UInt8]] {
+            Dictionary(uniqueKeysWithValues: try vault.allTokenRecordMetadata().map { ($0.id, $0.metadata) })
+        }
+        func insert(_ id: String, into vault: Vault) throws {
+            _ = try vault.insertTokenRecord(
+                id: id, metadata: [1], terms: [], secret: [2], policy: VaultPolicy(), defaultIfNone: false)
+        }
+        try insert("one", into: first)
+        #expect(try listing(second) == ["one": [1]])
+        #expect(try listing(second) == ["one": [1]])
+        try insert("two", into: first)
+        #expect(try listing(second) == ["one": [1], "two": [1]])
+        let version = try #require(try first.tokenRecordMetadata(id: "one")).version
+        try first.updateTokenRecord(id: "one", metadata: [3], terms: [], secret: nil, expectedVersion: version)
+        #expect(try listing(second) == ["one": [3], "two": [1]])
+        try first.removeTokenRecord(id: "two")
+        #expect(try listing(second) == ["one": [3]])
+        try insert("three", into: second)
+        #expect(try listing(first) == ["one": [3], "three": [1]])
+    }
+
     @Test func writersOnTwoConnectionsNeverLoseAnUpdate() async throws {
         let connection = try PostgresTestServer.makeVaultSchema()
         let vaults = [try create(connection), try Vault.open(postgres: connection, unlock: unlock)]
@@ -132,6 +159,25 @@ struct PostgresVaultTests {
         #expect(try vault.get(SecretKey<String>("kept")) == "before")
         #expect(try vault.get(SecretKey<String>("added")) == nil)
         #expect(try vault.verify().recordCount == 1)
+    }
+
+    /// On a server of its own: the shared one stays up for every other test.
+    @Test func aVaultOutlivesAServerRestartAndAServerGoneIsAStorageError() throws {
+        let server = try PostgresTestServer()
+        defer { server.stop() }
+        let vault = try create(try server.makeVaultSchema())
+        try vault.set("before", for: SecretKey<String>("kept"))
+        try server.restart()
+        // The pool drops the connections the restart broke and connects again.
+        #expect(try vault.get(SecretKey<String>("kept")) == "before")
+        try vault.set("after", for: SecretKey<String>("kept"))
+        server.stop()
+        #expect {
+            try vault.set("lost", for: SecretKey<String>("kept"))
+        } throws: { error in
+            guard case VaultError.storage(let detail) = error else { return false }
+            return !detail.contains(server.password)
+        }
     }
 
     @Test func aRowDeletedOnTheServerFailsVerification() throws {
