@@ -43,6 +43,33 @@ struct PostgresVaultTests {
         #expect(try first.verify().keySlotCount == 2)
     }
 
+    @Test func processesOfAFleetNeverLoseAnUpdate() throws {
+        let directory = TemporaryDirectory()
+        let keyFile = directory.url.appendingPathComponent("vault.key")
+        try KeyFile.generate(at: keyFile)
+        let connection = try PostgresTestServer.makeVaultSchema()
+        let vault = try Vault.create(postgres: connection, unlock: .keyFile(keyFile))
+        let connectionFile = directory.url.appendingPathComponent("connection")
+        #expect(
+            FileManager.default.createFile(
+                atPath: connectionFile.path, contents: Data(connection.utf8), attributes: [.posixPermissions: 0o600]))
+        let processes = 3
+        let increments = 30
+        let workers = try (0..<processes).map { _ in
+            try WorkerProcess.start(
+                ["postgres-increment", connectionFile.path, keyFile.path, "counter", "\(increments)"])
+        }
+        for index in 0..<increments { try vault.set(index, for: SecretKey<Int>("parent")) }
+        for worker in workers {
+            let (status, output) = WorkerProcess.finish(worker)
+            #expect(status == 0, "worker failed: \(output)")
+        }
+        #expect(try vault.get(SecretKey<Int>("counter")) == processes * increments)
+        let report = try vault.verify()
+        #expect(report.recordCount == 2)
+        #expect(report.generation == UInt64(processes * increments + increments))
+    }
+
     /// The token listing cache trusts an unchanged stamp: the server's change counter must move with
     /// every commit of any connection.
     @Test func aListingSeesEveryWriteOfAnotherConnection() throws {
