@@ -3,12 +3,15 @@ import Locking
 import VaultCrypto
 import VaultStorage
 
-/// An encrypted vault in one SQLite file: key slots, sealed records, and an integrity digest.
+/// An encrypted vault in one SQLite file, or shared by a fleet in PostgreSQL: key slots, sealed
+/// records, and an integrity digest.
+///
+/// Every record is sealed with XChaCha20-Poly1305 under a key derived from a random master key; the
+/// master key is wrapped in key slots opened by a passphrase (Argon2id), a key file, or both. All
+/// methods are safe to call from many tasks at once, and several processes may share one vault.
 ///
 /// The rows live in a ``VaultBackend``; everything above it (sealing, key slots' cryptography, the
-/// digests, policies) is the same whatever stores them. Every record is sealed with XChaCha20-Poly1305 under a key derived from a random master key; the
-/// master key is wrapped in key slots opened by a passphrase (Argon2id), a key file, or both. All
-/// methods are safe to call from many tasks at once, and several processes may share one file.
+/// digests, policies) is the same whatever stores them.
 ///
 /// ```swift
 /// let vault = try Vault.create(at: url, unlock: .passphrase("correct horse battery staple"))
@@ -17,7 +20,7 @@ import VaultStorage
 public final class Vault: Sendable {
     let backend: any VaultBackend
     let vaultID: [UInt8]
-    /// The file, or `nil` for an in-memory vault.
+    /// The file, or `nil` for an in-memory vault or one in PostgreSQL.
     public let url: URL?
     let configuration: Configuration
     let session = Locked(VaultSession())

@@ -7,9 +7,10 @@
 /// digests stay above the seam: a backend stores and returns opaque bytes, keyed hashes and clear
 /// counters only, and never sees a key.
 ///
-/// `SQLiteVaultBackend` (a vault file, or an in-memory vault) is the implementation so far. What
-/// only a file can do (a backup copy, a write-ahead log checkpoint, a pinned file's permissions) is
-/// not part of this protocol: it lives beside that backend and says so.
+/// `SQLiteVaultBackend` (a vault file, or an in-memory vault) and `PostgresVaultBackend` (a vault a
+/// fleet shares in a PostgreSQL schema) implement it, each in its own folder with its record store
+/// and schema. What only a file can do (a backup copy, a write-ahead log checkpoint, a pinned file's
+/// permissions) is not part of this protocol: it lives beside the SQLite backend and says so.
 ///
 /// A backend is `Sendable` and is shared by every task using the vault; the transaction objects it
 /// passes to the closures are not, and must not escape them.
