@@ -7,15 +7,13 @@ import VaultStorage
 /// lock keyed by the schema), so they run one after another as SQLite's `BEGIN IMMEDIATE` makes
 /// them, and each of their statements reads what the writer before committed: a read-modify-write
 /// never loses another's update. Readers take no lock and read one snapshot (`REPEATABLE READ`).
-/// A transaction the server still aborts as a deadlock or serialization failure is run again, a
-/// few times, before it surfaces as ``VaultError/conflict(_:)``.
+/// A transaction the server still aborts as a deadlock or serialization failure is rolled back and
+/// surfaces as ``VaultError/conflict(_:)``, not run again: a write runs the caller's closures
+/// (``Vault/update(_:_:)``'s), which must not run twice for one call.
 final class PostgresVaultBackend: VaultBackend {
-    let pool: PostgresPool
+    private let pool: PostgresPool
     /// How long to wait for a pooled connection and for the write lock.
-    let lockTimeout: Duration
-
-    /// How many times a transaction the server aborted (deadlock, serialization failure) runs again.
-    static let retries = 3
+    private let lockTimeout: Duration
 
     /// The most connections one vault opens: readers run side by side, writers queue on the lock.
     static let poolSize = 4
@@ -33,28 +31,22 @@ final class PostgresVaultBackend: VaultBackend {
     }
 
     func read<Result>(_ body: (any BackendReadTransaction) throws -> Result) throws -> Result {
-        try retrying {
-            try pool.withConnection(timeout: lockTimeout) { connection in
-                try connection.transaction(isolation: .repeatableRead) { db in
-                    try body(PostgresBackendTransaction(db))
-                }
+        try pool.withConnection(timeout: lockTimeout) { connection in
+            try connection.transaction(isolation: .repeatableRead) { db in
+                try body(PostgresBackendTransaction(db))
             }
         }
     }
 
     func write<Result>(_ body: (any BackendWriteTransaction) throws -> Result) throws -> Result {
-        try retrying {
-            try pool.withConnection(timeout: lockTimeout) { connection in
-                try connection.transaction(isolation: .readCommitted) { db in
-                    try db.run(
-                        "SELECT set_config('lock_timeout', $1, true)",
-                        [.text("\(lockTimeoutMilliseconds)")])
-                    try PostgresSchema.lockSchema(db)
-                    let result = try body(PostgresBackendTransaction(db))
-                    // Moves the change stamp readers compare; the table exists once `body` created it.
-                    try db.run("UPDATE vault_header SET changes = changes + 1 WHERE singleton = 1")
-                    return result
-                }
+        try pool.withConnection(timeout: lockTimeout) { connection in
+            try connection.transaction(isolation: .readCommitted) { db in
+                try db.run("SELECT set_config('lock_timeout', $1, true)", [.text("\(lockTimeoutMilliseconds)")])
+                try PostgresSchema.lockSchema(db)
+                let result = try body(PostgresBackendTransaction(db))
+                // Moves the change stamp readers compare; the table exists once `body` created it.
+                try db.run("UPDATE vault_header SET changes = changes + 1 WHERE singleton = 1")
+                return result
             }
         }
     }
@@ -69,19 +61,6 @@ final class PostgresVaultBackend: VaultBackend {
         let (seconds, attoseconds) = lockTimeout.components
         return max(1, min(seconds, Int64(Int32.max) / 1000) * 1000 + attoseconds / 1_000_000_000_000_000)
     }
-
-    /// Runs `transaction` again when the server aborted it for a concurrent one.
-    func retrying<Result>(_ transaction: () throws -> Result) throws -> Result {
-        var attempt = 0
-        while true {
-            do {
-                return try transaction()
-            } catch let error as PostgresError where error.isSerializationFailure || error.sqlState == "40P01" {
-                attempt += 1
-                if attempt > Self.retries { throw error }
-            }
-        }
-    }
 }
 
 extension PostgresVaultBackend {
@@ -90,16 +69,14 @@ extension PostgresVaultBackend {
     /// - Throws: ``VaultError/notFound(_:)`` when the schema holds no vault,
     ///   ``VaultError/unsupportedFormat(_:)`` for tables newer than this library knows.
     func migrate() throws {
-        try retrying {
-            try pool.withConnection(timeout: lockTimeout) { connection in
-                try connection.transaction(isolation: .readCommitted) { db in
-                    try PostgresSchema.lockSchema(db)
-                    guard try PostgresSchema.hasVault(db) else {
-                        let schema = try PostgresSchema.currentSchema(db)
-                        throw VaultError.notFound("a vault in PostgreSQL schema \(schema)")
-                    }
-                    try PostgresSchema.migrate(db)
+        try pool.withConnection(timeout: lockTimeout) { connection in
+            try connection.transaction(isolation: .readCommitted) { db in
+                try PostgresSchema.lockSchema(db)
+                guard try PostgresSchema.hasVault(db) else {
+                    let schema = try PostgresSchema.currentSchema(db)
+                    throw VaultError.notFound("a vault in PostgreSQL schema \(schema)")
                 }
+                try PostgresSchema.migrate(db)
             }
         }
     }
