@@ -29,6 +29,7 @@ struct BenchmarkReport: Codable, Sendable {
     var formatUpgrade: FormatUpgradeBenchmark.Result?
     /// Section 5.
     var refresh: RefreshCoalescingBenchmark.Result?
+    var postgres: PostgresVaultBenchmark.Result?
     /// The harness's goals against this run.
     var goals: [Goal] = []
 

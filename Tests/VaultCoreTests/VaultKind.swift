@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 import TokenVault
 
-/// The two vault implementations the conformance suite runs against.
+/// The vault implementations the conformance suite runs against: a file, memory, PostgreSQL.
 struct VaultKind: Sendable, CustomTestStringConvertible {
     let name: String
     let make: @Sendable (TemporaryDirectory) throws -> Vault
@@ -20,5 +20,13 @@ struct VaultKind: Sendable, CustomTestStringConvertible {
         try Vault.inMemory(unlock: unlock, keyDerivation: TestVaults.fastKeyDerivation)
     }
 
-    static let all = [onDisk, inMemory]
+    /// A vault in a schema of its own in the test PostgreSQL server.
+    static let postgres = VaultKind(name: "PostgreSQL") { _ in
+        try Vault.create(
+            postgres: PostgresTestServer.makeVaultSchema(), unlock: unlock, keyDerivation: TestVaults.fastKeyDerivation)
+    }
+
+    /// Every kind; the PostgreSQL one only when a server could be started (the reason it was not is
+    /// printed as a SKIPPING line).
+    static let all = [onDisk, inMemory] + (PostgresTestServer.isAvailable ? [postgres] : [])
 }

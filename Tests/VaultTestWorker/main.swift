@@ -22,6 +22,9 @@
 //       key (the device secret and the credential token cache key included):
 //       `<label>: before=nonzero|zero after=nonzero|zero`. A process of its own, so no other
 //       test reuses the freed secure-memory blocks before they are read.
+//   VaultTestWorker postgres-increment <connection file> <key file> <item name> <count>
+//       as `increment`, on the PostgreSQL vault whose libpq connection string is in the file (not
+//       on the command line, where other users could read its password)
 //   VaultTestWorker write-fixture <vault> <key file> - 0
 //       writes the committed format fixture (Tests/TestSupport/Resources/Fixtures): run it only
 //       when the format version changes, and keep the old fixture for the migration test.
@@ -146,6 +149,12 @@ func run(_ command: String, vault url: URL, keyFile: URL, name: String, count: I
         return
     case "rekey":
         try rekey(vault: url, keyFile: keyFile, rounds: count)
+        return
+    case "postgres-increment":
+        let connection = try String(contentsOf: url, encoding: .utf8)
+        let vault = try Vault.open(
+            postgres: connection, unlock: .keyFile(keyFile), configuration: .init(busyTimeout: .seconds(60)))
+        for _ in 0..<count { try vault.update(SecretKey<Int>(name)) { ($0 ?? 0) + 1 } }
         return
     default:
         break

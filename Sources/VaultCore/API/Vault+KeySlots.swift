@@ -1,5 +1,4 @@
 import VaultCrypto
-import VaultStorage
 
 extension Vault {
     /// Replaces the key slot that `old` opens with one for `new`, and revokes `old`: the vault moves
@@ -69,9 +68,9 @@ extension Vault {
             guard held.masterKey != nil else { throw VaultError.locked }
             let (made, _) = try KeySlot.make(
                 with: material, isScoped: accessGroups != nil, keyDerivation: keyDerivation, vaultID: vaultID)
-            let added = try database.write { db -> KeyRing in
+            let added = try backend.write { db -> KeyRing in
                 var keys = try currentKeys(held, in: db)
-                let slots = try KeySlot.all(in: db)
+                let slots = try db.keySlots()
                 guard slots.count < VaultFormat.maximumSlotCount else {
                     throw VaultError.invalidArgument("a vault holds at most \(VaultFormat.maximumSlotCount) key slots")
                 }
@@ -124,7 +123,7 @@ extension Vault {
     /// - Throws: ``VaultError/storage(_:)``.
     public func keySlots() throws -> [KeySlotInfo] {
         try Self.translatingErrors {
-            try database.read { try KeySlot.all(in: $0) }.map { slot in
+            try backend.read { try $0.keySlots() }.map { slot in
                 let kind: KeySlotInfo.Kind =
                     switch slot.kind {
                     case .passphrase: .passphrase
@@ -142,7 +141,7 @@ extension Vault {
 
     /// The slot `material` opens in the current epoch.
     private func openCurrentSlot(with material: UnlockMaterial) throws -> OpenedSlot {
-        let (epoch, slots) = try database.read { db in (try VaultSchema.epoch(db), try KeySlot.all(in: db)) }
+        let (epoch, slots) = try backend.read { db in (try db.epoch(), try db.keySlots()) }
         return try Self.openSlot(slots, with: material, vaultID: vaultID, epoch: epoch)
     }
 
@@ -157,8 +156,8 @@ extension Vault {
     ) throws {
         let held = try? unlockedKeys()
         let device = try deviceSecret(creating: false)
-        let next = try database.write { db -> KeyRing in
-            let epoch = try VaultSchema.epoch(db)
+        let next = try backend.write { db -> KeyRing in
+            let epoch = try db.epoch()
             let current: KeyRing
             if opened.payload.isScoped {
                 guard let held, held.masterKey != nil else {

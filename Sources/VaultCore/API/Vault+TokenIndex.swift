@@ -1,5 +1,4 @@
 import VaultCrypto
-import VaultStorage
 
 /// Token records found through the index (keyed hashes of their terms) instead of by opening every
 /// record, and the upgrade that indexes a format version 2 vault.
@@ -18,8 +17,8 @@ extension Vault {
     package func tokenRecordMetadata(matchingAll terms: [IndexTerm]) throws -> [TokenRecordMetadata]? {
         precondition(!terms.isEmpty, "an index look-up needs a term")
         return try readConnection { db, keys -> [TokenRecordMetadata]? in
-            guard try VaultSchema.formatVersion(db) >= 3 else { return nil }
-            let records = SQLiteRecordStore(db)
+            guard try db.formatVersion() >= 3 else { return nil }
+            let records = db.records
             let groups = try candidateGroups(in: records, keys: keys)
             var found: [TokenRecordMetadata] = []
             for group in groups {
@@ -55,7 +54,7 @@ extension Vault {
     /// Whether the vault's token records are indexed (format version 3 and later): until then,
     /// ``tokenRecordMetadata(matchingAll:)`` answers `nil` and token writes are refused.
     package var indexesTokenRecords: Bool {
-        get throws { try readConnection { db, _ in try VaultSchema.formatVersion(db) >= 3 } }
+        get throws { try readConnection { db, _ in try db.formatVersion() >= 3 } }
     }
 
     /// Upgrades a format version 2 vault to the current version in one write transaction: every
@@ -83,16 +82,16 @@ extension Vault {
         return try Self.translatingErrors {
             let held = try unlockedKeys()
             do {
-                return try database.write { db -> Bool in
-                    guard try VaultSchema.formatVersion(db) == 2 else { return false }
+                return try backend.write { db -> Bool in
+                    guard try db.formatVersion() == 2 else { return false }
                     let keys = try currentKeys(held, in: db)
                     guard keys.scope == nil else { return false }
-                    let records = SQLiteRecordStore(db)
+                    let records = db.recordStore
                     let groups = try candidateGroups(in: records, keys: keys)
                     var pending = try checkedTokenRows(in: db, keys: keys, groups: groups)
                     guard try opensEveryDeviceBoundRow(pending, groups: groups, keys: keys) else { return false }
-                    try VaultSchema.writeHeader(formatVersion: VaultFormat.currentVersion, epoch: keys.epoch, db)
-                    try VaultSchema.dropKindIndex(db)
+                    try db.writeHeader(formatVersion: VaultFormat.currentVersion, epoch: keys.epoch)
+                    try db.dropKindIndex()
                     var transaction = try RecordTransaction(db: db, keys: keys, vaultID: vaultID)
                     // Opening, decoding, encoding, sealing and hashing are independent per record:
                     // spread over the cores, a chunk at a time, the next chunk while this thread
@@ -132,7 +131,7 @@ extension Vault {
                             }
                         }
                     }
-                    try VaultSchema.addIndexTables(db)
+                    try db.addIndexTables()
                     try transaction.index(entries.inIndexOrder())
                     try transaction.commit()
                     return true
@@ -172,11 +171,13 @@ extension Vault {
 
     /// Every token row, once the digests of every row and key slot have been checked: an upgrade
     /// must not hide damage. The other rows are let go on return.
-    private func checkedTokenRows(in db: SQLiteConnection, keys: KeyRing, groups: [String?]) throws -> [RecordRow] {
-        let records = SQLiteRecordStore(db)
+    private func checkedTokenRows(
+        in db: any BackendWriteTransaction, keys: KeyRing, groups: [String?]
+    ) throws -> [RecordRow] {
+        let records = db.recordStore
         let scopes = keys.scopes(of: groups)
         let rows = try records.rows()
-        _ = try ScopedDigests(rows: rows, slots: KeySlot.all(in: db), keys: keys, groups: scopes)
+        _ = try ScopedDigests(rows: rows, slots: db.keySlots(), keys: keys, groups: scopes)
             .check(in: records, keys: keys, groups: scopes, vaultID: vaultID)
         return rows.filter { $0.kind == .token }
     }

@@ -1,5 +1,3 @@
-import VaultStorage
-
 /// Listing token records through the unlock session's ``TokenMetadataCache``: a listing opens only
 /// the records written since the last one, by this process or any other.
 extension Vault {
@@ -23,7 +21,7 @@ extension Vault {
     /// was cached).
     func listedTokenRecords() throws -> (cache: TokenMetadataCache?, metadata: [TokenRecordMetadata]) {
         try readConnection { db, keys in
-            let records = SQLiteRecordStore(db)
+            let records = db.records
             var groups: [String?]?
             func open(_ row: RecordRow) throws -> TokenRecordMetadata? {
                 let candidates = try groups ?? candidateGroups(in: records, keys: keys)

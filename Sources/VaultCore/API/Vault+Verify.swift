@@ -1,5 +1,4 @@
 import VaultCrypto
-import VaultStorage
 
 extension Vault {
     /// Checks the whole vault: every record's and key slot's presence and version against the sealed
@@ -16,7 +15,7 @@ extension Vault {
     /// this unlock opens and compared with the stored one: a missing entry (a record indexed look-ups
     /// would not find) is reported, and with full access so is an entry no record accounts for.
     ///
-    /// The file's structure is checked first (SQLite's `PRAGMA integrity_check`): a damaged
+    /// The storage's structure is checked first (for a file, SQLite's `PRAGMA integrity_check`): a damaged
     /// b-tree or index page can hide a record from lookups by name while a full scan, and so the
     /// digest, still finds it.
     /// - Returns: What was checked.
@@ -25,14 +24,14 @@ extension Vault {
         try checkStructure()
         let device = try deviceSecret(creating: false)
         return try readConnection { db, keys in
-            let records: any RecordReader = SQLiteRecordStore(db)
-            let slots = try KeySlot.all(in: db)
-            let slotRows = try db.query("SELECT count(*) FROM key_slots") { Int($0.integer(0)) }.first ?? 0
+            let records = db.records
+            let slots = try db.keySlots()
+            let slotRows = try db.keySlotRowCount()
             let rows = try records.rows()
             let groups = try candidateGroups(in: records, keys: keys)
             let scopes = keys.scopes(of: groups)
             let digests = try ScopedDigests(rows: rows, slots: slots, keys: keys, groups: scopes)
-            let format = try VaultSchema.formatVersion(db)
+            let format = try db.formatVersion()
             var index = IndexCheck()
             var authenticated = 0
             var failed = 0
@@ -120,18 +119,17 @@ private struct IndexCheck {
 }
 
 extension Vault {
-    /// The most SQLite problem lines an integrity error quotes.
+    /// The most problem lines of the storage engine an integrity error quotes.
     private static let quotedStructureProblems = 3
 
-    /// Runs SQLite's structural check over the whole file (one snapshot).
+    /// Runs the backend's structural check over the whole vault (one snapshot).
     ///
-    /// - Throws: ``VaultError/integrity(_:)`` quoting SQLite's first problem lines, which name
+    /// - Throws: ``VaultError/integrity(_:)`` quoting the engine's first problem lines, which name
     ///   tables, indexes and pages but never row contents; ``VaultError/locked``.
     private func checkStructure() throws {
-        let problems = try readConnection { db, _ in try db.integrityProblems(limit: Self.quotedStructureProblems) }
-        guard problems.isEmpty else {
-            throw VaultError.integrity(
-                "the database structure is damaged (SQLite: \(problems.joined(separator: "; ")))")
+        let problems = try readConnection { db, _ in try db.structureProblems(limit: Self.quotedStructureProblems) }
+        if let problems {
+            throw VaultError.integrity("the database structure is damaged (\(problems))")
         }
     }
 }

@@ -1,5 +1,4 @@
 import VaultCrypto
-import VaultStorage
 
 /// Upgrades what format version 1 wrote, at the first unlock that can: the file (metadata rows
 /// re-sealed to bind their look-up tags, key slots and epoch added to the digest) and each legacy
@@ -17,17 +16,17 @@ enum VaultMigration {
     /// - Throws: ``VaultError/integrity(_:)`` when the file fails verification: migrating would
     ///   hide the damage.
     static func upgrade(
-        _ opened: Vault.OpenedSlot, material: UnlockMaterial, database: SQLiteDatabase, vaultID: [UInt8],
+        _ opened: Vault.OpenedSlot, material: UnlockMaterial, backend: any VaultBackend, vaultID: [UInt8],
         device: DeviceSecret?
     ) throws -> KeyRing? {
         let costs = KeyDerivation.custom(
             opsLimit: opened.slot.parameters.opsLimit, memLimitBytes: opened.slot.parameters.memLimitBytes)
         let (made, slotKeys) = try KeySlot.make(
             with: material, isScoped: opened.slot.isScoped, keyDerivation: costs, vaultID: vaultID)
-        return try database.write { db -> KeyRing? in
-            try VaultSchema.addVersion2Columns(db)
-            let header = try VaultSchema.readHeader(db)
-            let slots = try KeySlot.all(in: db)
+        return try backend.write { db -> KeyRing? in
+            try db.addVersion2Columns()
+            let header = try db.header()
+            let slots = try db.keySlots()
             guard let stored = slots.first(where: { $0.id == opened.slot.id }), stored.isLegacy,
                 stored.wrapped == opened.slot.wrapped
             else { return nil }
@@ -51,13 +50,13 @@ enum VaultMigration {
 
     /// Migrates a version 1 file to version 2 with full-access keys, replacing the legacy slot used.
     private static func migrateFile(
-        _ db: SQLiteConnection, ring: KeyRing, replacing legacy: KeySlot, with slot: KeySlot, vaultID: [UInt8],
-        device: DeviceSecret?
+        _ db: any BackendWriteTransaction, ring: KeyRing, replacing legacy: KeySlot, with slot: KeySlot,
+        vaultID: [UInt8], device: DeviceSecret?
     ) throws {
         guard ring.scope == nil else {
             throw VaultError.accessDenied("upgrading a format version 1 vault needs a full-access unlock")
         }
-        let records = SQLiteRecordStore(db)
+        let records = db.recordStore
         let rows = try records.rows()
         let generation: UInt64
         do {
@@ -73,11 +72,11 @@ enum VaultMigration {
             vaultID: vaultID, old: ring, oldFormat: 1, new: ring, device: device, keepsPasscodeItems: true,
             groups: groups, slotIDs: [legacy.id], droppedSlotIDs: [], reindexes: false
         ).run(rows, in: records, onlyMetadata: true)
-        try KeySlot.delete(id: legacy.id, from: db)
-        try slot.insert(into: db)
-        try VaultSchema.writeHeader(formatVersion: 2, epoch: ring.epoch, db)
+        try db.deleteSlot(id: legacy.id)
+        try db.insertSlot(slot)
+        try db.writeHeader(formatVersion: 2, epoch: ring.epoch)
         let scopes = ring.scopes(of: groups)
-        try ScopedDigests(rows: migrated, slots: KeySlot.all(in: db), keys: ring, groups: scopes)
+        try ScopedDigests(rows: migrated, slots: db.keySlots(), keys: ring, groups: scopes)
             .storeAll(into: records, generations: [[]: generation + 1], keys: ring, groups: scopes, vaultID: vaultID)
     }
 }

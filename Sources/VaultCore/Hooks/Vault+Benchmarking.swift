@@ -1,5 +1,4 @@
 import VaultCrypto
-import VaultStorage
 
 /// One token record as the benchmark harness bulk-loads it: the caller's encoded metadata, index
 /// terms and token. Package-internal, not public API.
@@ -32,9 +31,6 @@ package struct BenchmarkTokenRecord: Sendable {
 /// shape, blobs of the same size) and to grow a vault to a million tokens in reasonable time.
 /// Package-internal, not public API.
 extension Vault {
-    /// The statements that create a vault's tables and indexes (`VaultSchema.createStatements`).
-    package static var schemaForBenchmarking: String { VaultSchema.createStatements }
-
     /// The `kind` column value of token records.
     package static var tokenRecordKindForBenchmarking: Int64 { Int64(RecordKind.token.rawValue) }
 
@@ -42,7 +38,7 @@ extension Vault {
     /// columns, so it works on a locked vault.
     package func tokenRecordSizesForBenchmarking() throws -> (count: Int, meanSealedByteCount: Double) {
         try Self.translatingErrors {
-            let (count, bytes) = try database.read { try SQLiteRecordStore($0).sizes(kind: .token) }
+            let (count, bytes) = try backend.read { try $0.records.sizes(kind: .token) }
             return (count, count == 0 ? 0 : Double(bytes) / Double(count))
         }
     }
@@ -103,11 +99,6 @@ extension Vault {
                         vaultID: vaultID))
             }
         }
-        try Self.translatingErrors {
-            try database.write { db in
-                try db.execute("DROP TABLE IF EXISTS record_index; DROP TABLE IF EXISTS record_index_state")
-                try VaultSchema.writeHeader(formatVersion: 2, epoch: try VaultSchema.epoch(db), db)
-            }
-        }
+        try dropIndexForBenchmarking()
     }
 }

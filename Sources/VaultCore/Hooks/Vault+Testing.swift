@@ -41,12 +41,6 @@ extension Vault {
         session.withLock { $0.tokenMetadata }.listedIDs
     }
 
-    /// Caps the file at `pages` database pages, so the next growing write fails exactly as on a
-    /// full disk. For tests of the full-disk path only.
-    package func limitFileSizeForTesting(pages: Int) throws {
-        try database.write { try $0.limitPageCount(to: pages) }
-    }
-
     /// The key material in memory now, after applying the auto-lock timeouts; `nil` when locked.
     package var keyMaterialForTesting: KeyMaterialSummary? {
         enforceAutoLock()

@@ -1,5 +1,4 @@
 import VaultCrypto
-import VaultStorage
 
 /// Moves a vault to a new key epoch, in the caller's write transaction: a new random master key
 /// (and passcode root), every record re-sealed under it, every remaining key slot granted the new
@@ -7,7 +6,7 @@ import VaultStorage
 ///
 /// This is how an unlock is revoked: a removed or replaced slot is never granted the new epoch, so
 /// its secret, even with an old copy of the file, opens only the old epoch's keys, and those open
-/// nothing written or re-written afterwards. SQLite commits all of it or none of it, so a crash
+/// nothing written or re-written afterwards. The backend commits all of it or none of it, so a crash
 /// leaves the vault at the old epoch or the new one, never between.
 struct KeyRotation {
     /// A slot to add, made for its material but not granted yet, and its groups when scoped.
@@ -28,16 +27,16 @@ struct KeyRotation {
     ///   the damage), ``VaultError/invalidArgument(_:)`` when a version 1 slot would be left behind or
     ///   no full-access slot would remain, ``VaultError/unavailableOnThisDevice`` for items bound to
     ///   another device, ``VaultError/storage(_:)`` when another process re-keyed meanwhile.
-    func run(removing: Set<[UInt8]>, adding: [NewSlot], in db: SQLiteConnection) throws -> KeyRing {
+    func run(removing: Set<[UInt8]>, adding: [NewSlot], in db: any BackendWriteTransaction) throws -> KeyRing {
         guard current.masterKey != nil else {
             throw VaultError.accessDenied("re-keying the vault needs a full-access unlock")
         }
-        guard try VaultSchema.epoch(db) == current.epoch else {
+        guard try db.epoch() == current.epoch else {
             throw VaultError.storage("another process changed the key slots meanwhile; try again")
         }
-        let records = SQLiteRecordStore(db)
-        let format = try VaultSchema.formatVersion(db)
-        let slots = try KeySlot.all(in: db)
+        let records = db.recordStore
+        let format = try db.formatVersion()
+        let slots = try db.keySlots()
         let rows = try records.rows()
         let groups = [nil] + (try GroupDirectory.groups(in: records, keys: current, vaultID: vaultID)).sorted()
         let oldScopes = current.scopes(of: groups)
@@ -96,20 +95,20 @@ struct KeyRotation {
         }
 
         var newSlots: [KeySlot] = []
-        for slot in slots where removing.contains(slot.id) { try KeySlot.delete(id: slot.id, from: db) }
+        for slot in slots where removing.contains(slot.id) { try db.deleteSlot(id: slot.id) }
         for slot in remaining {
             let granted = try slot.granting(
                 payload(for: slot, groups: scopes[slot.id], next), epoch: next.epoch, vaultID: vaultID)
-            try granted.update(in: db)
+            try db.updateSlot(granted)
             newSlots.append(granted)
         }
         for added in adding {
             let granted = try added.slot.granting(
                 payload(for: added.slot, groups: added.groups, next), epoch: next.epoch, vaultID: vaultID)
-            try granted.insert(into: db)
+            try db.insertSlot(granted)
             newSlots.append(granted)
         }
-        try VaultSchema.writeHeader(formatVersion: format, epoch: next.epoch, db)
+        try db.writeHeader(formatVersion: format, epoch: next.epoch)
         let newScopes = next.scopes(of: groups)
         var nextGenerations: [[UInt8]: UInt64] = [[]: (generations[[]] ?? 0) + 1]
         for (scope, group) in oldScopes {

@@ -1,5 +1,4 @@
 import VaultCrypto
-import VaultStorage
 
 /// The records and key slots of one write transaction: every insert, update and delete also
 /// updates the digest of the row's scope (its access group, or the vault-wide one), and each digest
@@ -13,7 +12,7 @@ struct RecordTransaction {
     var records: any RecordReader { store }
     private let store: any RecordStore
     /// Only for the key slots, which live beside the records.
-    private let db: SQLiteConnection
+    private let db: any BackendWriteTransaction
     let keys: KeyRing
     let vaultID: [UInt8]
     /// The file's format version: from 3, token records are indexed.
@@ -24,12 +23,12 @@ struct RecordTransaction {
     private var groups: [[UInt8]: String] = [:]
     private var knowsAllGroups = false
 
-    init(db: SQLiteConnection, keys: KeyRing, vaultID: [UInt8]) throws {
+    init(db: any BackendWriteTransaction, keys: KeyRing, vaultID: [UInt8]) throws {
         self.db = db
-        self.store = SQLiteRecordStore(db)
+        self.store = db.recordStore
         self.keys = keys
         self.vaultID = vaultID
-        self.format = try VaultSchema.formatVersion(db)
+        self.format = try db.formatVersion()
     }
 
     func row(lookup: [UInt8]) throws -> RecordRow? {
@@ -42,7 +41,7 @@ struct RecordTransaction {
 
     /// Every key slot.
     func keySlots() throws -> [KeySlot] {
-        try KeySlot.all(in: db)
+        try db.keySlots()
     }
 
     /// Makes `group` known to this transaction, and returns its scope id (`nil` for no group).
@@ -99,14 +98,14 @@ struct RecordTransaction {
     }
 
     mutating func insertSlot(_ slot: KeySlot) throws {
-        try slot.insert(into: db)
+        try db.insertSlot(slot)
         let key = try keys.integrityKey(forGroup: nil)
         try state(nil)
         states[[]]!.digest.add(slot.integrityHash(key: key))
     }
 
     mutating func deleteSlot(_ slot: KeySlot) throws {
-        try KeySlot.delete(id: slot.id, from: db)
+        try db.deleteSlot(id: slot.id)
         let key = try keys.integrityKey(forGroup: nil)
         try state(nil)
         states[[]]!.digest.subtract(slot.integrityHash(key: key))

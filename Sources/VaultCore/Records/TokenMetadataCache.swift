@@ -22,7 +22,7 @@ final class TokenMetadataCache: Sendable {
     /// What the cache was filled at; any difference means it may be stale.
     struct Stamp: Equatable {
         /// Commits by any connection move it.
-        let changes: SQLiteChangeStamp
+        let changes: ChangeStamp
         /// The key epoch of the keys that opened the rows.
         let epoch: UInt64
         /// Whether this process had its device secret: rows bound to this device were skipped

@@ -1,8 +1,8 @@
 import VaultStorage
 
-/// Creates the tables of a new vault and reads (and prepares for migration) the header of an
-/// existing one.
-enum VaultSchema {
+/// The tables of a vault file: creates them for a new vault, reads (and prepares for migration)
+/// the header of an existing one, and adds what each format version brought to an older file.
+enum SQLiteSchema {
     /// Version 4. Every column except ids, kinds, versions, epochs, scope ids, keyed hashes of index
     /// terms, KDF costs, slot public keys and sizes is sealed.
     static let createStatements = """
@@ -118,16 +118,8 @@ enum VaultSchema {
         ) WITHOUT ROWID;
         """
 
-    /// The clear header of a vault.
-    struct Header {
-        let formatVersion: Int
-        let vaultID: [UInt8]
-        /// The key epoch: bumped by every rotation of the master key.
-        let epoch: UInt64
-    }
-
     /// Reads the header of an existing vault, refusing files that are not vaults or are newer.
-    static func readHeader(_ db: SQLiteConnection) throws -> Header {
+    static func readHeader(_ db: SQLiteConnection) throws -> VaultHeader {
         let application = try db.queryFirst("PRAGMA application_id") { Int32(truncatingIfNeeded: $0.integer(0)) }
         guard application == VaultFormat.applicationID else {
             throw VaultError.unsupportedFormat("the file is not a TokenVault vault")
@@ -137,25 +129,14 @@ enum VaultSchema {
             let header = try db.queryFirst(
                 "SELECT format_version, vault_id, \(hasEpoch ? "epoch" : "0") FROM vault_header WHERE singleton = 1",
                 row: {
-                    Header(
+                    VaultHeader(
                         formatVersion: Int($0.integer(0)), vaultID: $0.blob(1),
                         epoch: UInt64(bitPattern: $0.integer(2)))
                 })
         else {
             throw VaultError.integrity("the vault header is missing")
         }
-        if header.formatVersion > VaultFormat.currentVersion {
-            throw VaultError.unsupportedFormat(
-                "format version \(header.formatVersion) is newer than this library supports "
-                    + "(\(VaultFormat.currentVersion)); upgrade TokenVault")
-        }
-        if header.formatVersion < 1 {
-            throw VaultError.unsupportedFormat("format version \(header.formatVersion) is not a known version")
-        }
-        guard header.vaultID.count == VaultFormat.idByteCount else {
-            throw VaultError.integrity("the vault header is malformed")
-        }
-        return header
+        return try header.validated()
     }
 
     /// The current key epoch.

@@ -1,6 +1,7 @@
 import VaultStorage
 
-/// Keeping the write-ahead log small. Every commit is appended to the vault's `-wal` file first;
+/// Keeping the write-ahead log of a vault file small: SQLite only, as no other backend keeps a log
+/// beside the vault. Every commit is appended to the vault's `-wal` file first;
 /// a checkpoint copies the pages into the vault file and empties the log. SQLite checkpoints on
 /// its own every few commits, but the log file keeps its size until a write starts it over, and
 /// a process that exits without closing leaves it behind.
@@ -13,20 +14,12 @@ extension Vault {
     /// or the last connection to close, finishes the job. Call it after bulk work.
     ///
     /// - Returns: `true` when the log was emptied, `false` when another connection kept part of it.
-    ///   `true` for an in-memory vault.
+    ///   `true` for an in-memory vault, and for a vault of another backend (it has no log).
     /// - Throws: ``VaultError/storage(_:)`` for an I/O error, or when the vault was closed.
     @discardableResult
     package func compactLog() throws -> Bool {
-        try Self.translatingErrors { try database.checkpoint() }
-    }
-
-    /// Checkpoints the log and closes the vault's connection, so a process that exits right after
-    /// leaves no `-wal` or `-shm` file behind when it was the last to have the vault open.
-    ///
-    /// Never fails: a busy checkpoint leaves the log to the connections still using the file.
-    /// Operations already running finish first; later operations throw ``VaultError/storage(_:)``.
-    package func close() {
-        database.close()
+        guard let file = backend as? SQLiteVaultBackend else { return true }
+        return try Self.translatingErrors { try file.database.checkpoint() }
     }
 
     /// ``compactLog()`` after a transaction that rewrote much of the file (a key rotation, a
@@ -35,8 +28,9 @@ extension Vault {
         _ = try? compactLog()
     }
 
-    /// ``compactLogAfterBulkWork()`` for code that holds the database but no vault yet.
-    static func compactLogAfterBulkWork(_ database: SQLiteDatabase) {
-        _ = try? database.checkpoint()
+    /// ``compactLogAfterBulkWork()`` for code that holds the backend but no vault yet.
+    static func compactLogAfterBulkWork(_ backend: any VaultBackend) {
+        guard let file = backend as? SQLiteVaultBackend else { return }
+        _ = try? file.database.checkpoint()
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import VaultStorage
 
 extension Vault {
-    /// Writes a consistent copy of the vault to `url` while it stays in use (SQLite's
+    /// Writes a consistent copy of a vault file to `url` while it stays in use (SQLite's
     /// `VACUUM INTO`, one snapshot), without the `...ThisDeviceOnly` items: they are bound to this
     /// machine and would be unreadable anywhere else. The copy is 0600 from its first byte, is
     /// written in a folder only this user can enter next to `url`, and opens with the same key
@@ -10,7 +10,8 @@ extension Vault {
     ///
     /// - Parameter url: Where to write the copy.
     /// - Throws: ``VaultError/alreadyExists(_:)``, ``VaultError/locked``, ``VaultError/storage(_:)``
-    ///   (including a failed `chmod` or link).
+    ///   (including a failed `chmod` or link), ``VaultError/invalidArgument(_:)`` for a vault that is
+    ///   not in a SQLite file (a server database has its own backups).
     public func backup(to url: URL) throws {
         try backup(to: url, beforePublishing: { _ in })
     }
@@ -22,6 +23,7 @@ extension Vault {
             let path = url.standardizedFileURL.path
             guard !FileManager.default.fileExists(atPath: path) else { throw VaultError.alreadyExists(path) }
             let keys = try unlockedKeys()
+            let database = try fileDatabase(for: "a backup to a file")
             let directory = url.standardizedFileURL.deletingLastPathComponent()
             try SecureFile.createDirectory(directory)
             // SQLite creates the copy's journal and log files itself, with the copy's mode; inside
@@ -34,11 +36,12 @@ extension Vault {
             guard try SecureFile.createExclusive(temporary) else { throw VaultError.alreadyExists(temporary) }
             try database.copy(to: temporary)
             do {
+                let copied = try SQLiteDatabase(
+                    path: temporary, mode: .readWrite, busyTimeout: configuration.busyTimeout)
+                try copied.enableWriteAheadLog()
                 let copy = Vault(
-                    database: try SQLiteDatabase(
-                        path: temporary, mode: .readWrite, busyTimeout: configuration.busyTimeout),
-                    vaultID: vaultID, url: nil, configuration: configuration, keys: keys)
-                try copy.database.enableWriteAheadLog()
+                    backend: SQLiteVaultBackend(copied), vaultID: vaultID, url: nil, configuration: configuration,
+                    keys: keys)
                 try copy.write { transaction in
                     for kind in [RecordKind.keyValueItem, .token] {
                         for row in try transaction.rows(kind: kind) {

@@ -1,0 +1,238 @@
+import VaultCrypto
+import VaultStorage
+
+/// The record store of a vault in PostgreSQL: every statement on its `records`, `record_index`,
+/// `record_index_state`, `integrity` and `group_integrity` tables.
+///
+/// The same rows, and the same semantics, as ``SQLiteRecordStore``: ids counting up in their first
+/// 8 bytes, compare-and-swap on the version, and an index whose latest records keep their term
+/// hashes in their own `terms` column until ``SQLiteRecordStore/unfiledRecordLimit`` of them wait,
+/// then are filed in `record_index` together. So a vault reads the same whichever backend wrote
+/// it. Bound to one transaction of one connection; not `Sendable`.
+struct PostgresRecordStore: RecordStore {
+    private let db: PostgresConnection
+
+    /// A store over `db`, which must be inside a transaction for as long as the store is used.
+    init(_ db: PostgresConnection) {
+        self.db = db
+    }
+
+    private static let columns = "record_id, kind, lookup, domain, policy, version, sealed, scope"
+
+    // MARK: Records
+
+    func row(lookup: [UInt8]) throws -> RecordRow? {
+        try db.queryFirst("SELECT \(Self.columns) FROM records WHERE lookup = $1", [.bytea(lookup)]).map(Self.row)
+    }
+
+    func row(id: [UInt8]) throws -> RecordRow? {
+        try db.queryFirst("SELECT \(Self.columns) FROM records WHERE record_id = $1", [.bytea(id)]).map(Self.row)
+    }
+
+    func rows() throws -> [RecordRow] {
+        try db.query("SELECT \(Self.columns) FROM records ORDER BY record_id").map(Self.row)
+    }
+
+    func rows(kind: RecordKind) throws -> [RecordRow] {
+        try db.query(
+            "SELECT \(Self.columns) FROM records WHERE kind = $1 ORDER BY record_id", [.int8(Int64(kind.rawValue))]
+        ).map(Self.row)
+    }
+
+    func versions(kind: RecordKind) throws -> [(id: [UInt8], version: UInt64)] {
+        try db.query(
+            "SELECT record_id, version FROM records WHERE kind = $1 ORDER BY record_id", [.int8(Int64(kind.rawValue))]
+        ).map { (id: try $0.bytea(0), version: UInt64(bitPattern: try $0.int8(1))) }
+    }
+
+    func sizes(kind: RecordKind) throws -> (count: Int, sealedByteCount: Int) {
+        guard
+            let row = try db.queryFirst(
+                "SELECT count(*), coalesce(sum(length(sealed)), 0)::bigint FROM records WHERE kind = $1",
+                [.int8(Int64(kind.rawValue))])
+        else { return (0, 0) }
+        return (Int(try row.int8(0)), Int(try row.int8(1)))
+    }
+
+    /// As ``SQLiteRecordStore/nextRecordID()``: the largest id's first 8 bytes plus one, then 8 random
+    /// bytes, so new rows go at the end of the primary key's b-tree.
+    func nextRecordID() throws -> [UInt8] {
+        let next: UInt64
+        if let current = try largestRecordID().flatMap(Self.counter(of:)) {
+            guard current < .max else { return SecureRandom.bytes(count: VaultFormat.idByteCount) }
+            next = current + 1
+        } else {
+            next = .random(in: 0..<(1 << 62))
+        }
+        let prefix = (0..<8).map { UInt8(truncatingIfNeeded: next >> (56 - 8 * $0)) }
+        return prefix + SecureRandom.bytes(count: VaultFormat.idByteCount - 8)
+    }
+
+    func insert(_ row: RecordRow) throws {
+        try db.run(
+            "INSERT INTO records (\(Self.columns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)", Self.values(of: row))
+    }
+
+    func update(_ row: RecordRow, expectedVersion: UInt64) throws {
+        let changed = try db.run(
+            "UPDATE records SET kind = $2, lookup = $3, domain = $4, policy = $5, version = $6, sealed = $7, "
+                + "scope = $8 WHERE record_id = $1 AND version = $9",
+            Self.values(of: row) + [.int8(Int64(bitPattern: expectedVersion))])
+        guard changed == 1 else {
+            throw VaultError.conflict("the record was changed or removed since it was read")
+        }
+    }
+
+    func delete(_ row: RecordRow) throws {
+        let changed = try db.run(
+            "DELETE FROM records WHERE record_id = $1 AND version = $2",
+            [.bytea(row.id), .int8(Int64(bitPattern: row.version))])
+        guard changed == 1 else {
+            throw VaultError.conflict("the record was changed or removed since it was read")
+        }
+    }
+
+    // MARK: Index
+
+    func recordIDs(term: [UInt8]) throws -> [[UInt8]] {
+        let filed = try db.query("SELECT record_id FROM record_index WHERE term = $1", [.bytea(term)]).map {
+            try $0.bytea(0)
+        }
+        let unfiled = try db.query(
+            "SELECT record_id, terms FROM records WHERE record_id > $1 AND terms IS NOT NULL "
+                + "AND position($2 in terms) > 0",
+            [.bytea(try filedThrough()), .bytea(term)]
+        ).map { (id: try $0.bytea(0), terms: try $0.bytea(1)) }
+        let matching = unfiled.filter { Self.hashes(in: $0.terms).contains(term) }.map(\.id)
+        guard !matching.isEmpty else { return filed }
+        return Set(filed + matching).sorted { $0.lexicographicallyPrecedes($1) }
+    }
+
+    func indexEntries() throws -> [IndexEntry] {
+        let filed = try db.query("SELECT term, record_id FROM record_index").map {
+            IndexEntry(term: try $0.bytea(0), recordID: try $0.bytea(1))
+        }
+        return Set(filed + (try unfiledEntries(after: try filedThrough()))).sorted()
+    }
+
+    func fileTerms(_ terms: [[UInt8]], removing removed: [[UInt8]], of recordID: [UInt8]) throws {
+        let mark = try filedThrough()
+        for term in removed {
+            try db.run("DELETE FROM record_index WHERE term = $1 AND record_id = $2", [.bytea(term), .bytea(recordID)])
+        }
+        guard mark.lexicographicallyPrecedes(recordID) else {
+            try addIndexEntries(terms.map { IndexEntry(term: $0, recordID: recordID) })
+            return
+        }
+        try db.run(
+            "UPDATE records SET terms = $1 WHERE record_id = $2",
+            [terms.isEmpty ? .null : .bytea(terms.flatMap { $0 }), .bytea(recordID)])
+        guard let largest = try largestRecordID() else { return }
+        let waiting = Self.counter(of: mark).flatMap { mark in Self.counter(of: largest).map { $0 &- mark } }
+        if waiting.map({ $0 >= SQLiteRecordStore.unfiledRecordLimit }) ?? true {
+            try addIndexEntries(unfiledEntries(after: mark))
+            try db.run("UPDATE records SET terms = NULL WHERE record_id > $1 AND terms IS NOT NULL", [.bytea(mark)])
+            try setFiledThrough(largest)
+        }
+    }
+
+    func addIndexEntries(_ entries: [IndexEntry]) throws {
+        for entry in entries.sorted() {
+            try db.run(
+                "INSERT INTO record_index (term, record_id) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+                [.bytea(entry.term), .bytea(entry.recordID)])
+        }
+    }
+
+    func removeAllIndexEntries() throws {
+        try db.execute("DELETE FROM record_index; UPDATE records SET terms = NULL WHERE terms IS NOT NULL;")
+        try setFiledThrough(try largestRecordID() ?? [])
+    }
+
+    private func unfiledEntries(after mark: [UInt8]) throws -> [IndexEntry] {
+        try db.query(
+            "SELECT record_id, terms FROM records WHERE record_id > $1 AND terms IS NOT NULL", [.bytea(mark)]
+        ).flatMap { row in
+            let id = try row.bytea(0)
+            return Self.hashes(in: try row.bytea(1)).map { IndexEntry(term: $0, recordID: id) }
+        }
+    }
+
+    private func filedThrough() throws -> [UInt8] {
+        try db.queryFirst("SELECT filed_through FROM record_index_state WHERE singleton = 1")?.bytea(0) ?? []
+    }
+
+    private func setFiledThrough(_ id: [UInt8]) throws {
+        try db.run(
+            "INSERT INTO record_index_state (singleton, filed_through) VALUES (1, $1) "
+                + "ON CONFLICT (singleton) DO UPDATE SET filed_through = excluded.filed_through",
+            [.bytea(id)])
+    }
+
+    /// The last key of the primary key (PostgreSQL has no `max` for `bytea`).
+    private func largestRecordID() throws -> [UInt8]? {
+        try db.queryFirst("SELECT record_id FROM records ORDER BY record_id DESC LIMIT 1")?.bytea(0)
+    }
+
+    private static func hashes(in terms: [UInt8]) -> [[UInt8]] {
+        stride(from: 0, to: terms.count - terms.count % IndexTerm.hashByteCount, by: IndexTerm.hashByteCount).map {
+            Array(terms[$0..<$0 + IndexTerm.hashByteCount])
+        }
+    }
+
+    private static func counter(of id: [UInt8]) -> UInt64? {
+        guard id.count >= 8 else { return nil }
+        return id.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+    }
+
+    // MARK: Sealed digests
+
+    func sealedDigest(scope: [UInt8]?) throws -> [UInt8]? {
+        if let scope {
+            return try db.queryFirst("SELECT sealed FROM group_integrity WHERE scope = $1", [.bytea(scope)])?.bytea(0)
+        }
+        return try db.queryFirst("SELECT sealed FROM integrity WHERE singleton = 1")?.bytea(0)
+    }
+
+    func setSealedDigest(_ sealed: [UInt8], scope: [UInt8]?) throws {
+        if let scope {
+            try db.run(
+                "INSERT INTO group_integrity (scope, sealed) VALUES ($1, $2) "
+                    + "ON CONFLICT (scope) DO UPDATE SET sealed = excluded.sealed",
+                [.bytea(scope), .bytea(sealed)])
+        } else {
+            try db.run(
+                "INSERT INTO integrity (singleton, sealed) VALUES (1, $1) "
+                    + "ON CONFLICT (singleton) DO UPDATE SET sealed = excluded.sealed",
+                [.bytea(sealed)])
+        }
+    }
+
+    func digestScopes() throws -> [[UInt8]] {
+        try db.query("SELECT scope FROM group_integrity ORDER BY scope").map { try $0.bytea(0) }
+    }
+
+    func removeGroupDigests() throws {
+        try db.run("DELETE FROM group_integrity")
+    }
+
+    // MARK: Row mapping
+
+    private static func row(_ row: PostgresRow) throws -> RecordRow {
+        guard let kind = RecordKind(rawValue: UInt8(truncatingIfNeeded: try row.int8(1))) else {
+            throw VaultError.integrity("a record has an unknown kind")
+        }
+        return RecordRow(
+            id: try row.bytea(0), kind: kind, lookup: row.isNull(2) ? nil : try row.bytea(2),
+            domainID: try row.bytea(3), policyCode: try row.int8(4), version: UInt64(bitPattern: try row.int8(5)),
+            sealed: try row.bytea(6), scope: row.isNull(7) ? nil : try row.bytea(7))
+    }
+
+    private static func values(of row: RecordRow) -> [PostgresValue] {
+        [
+            .bytea(row.id), .int8(Int64(row.kind.rawValue)), row.lookup.map { .bytea($0) } ?? .null,
+            .bytea(row.domainID), .int8(row.policyCode), .int8(Int64(bitPattern: row.version)),
+            .bytea(row.sealed), row.scope.map { .bytea($0) } ?? .null,
+        ]
+    }
+}

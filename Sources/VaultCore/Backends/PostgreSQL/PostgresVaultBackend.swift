@@ -1,0 +1,83 @@
+import VaultStorage
+
+/// A vault in a PostgreSQL schema, shared by a fleet: the ``VaultBackend`` over a ``PostgresPool``.
+///
+/// The server holds only what a vault file holds: sealed blobs, keyed hashes, ids, versions,
+/// epochs and KDF costs. Writers take the vault's write lock first (a transaction-scoped advisory
+/// lock keyed by the schema), so they run one after another as SQLite's `BEGIN IMMEDIATE` makes
+/// them, and each of their statements reads what the writer before committed: a read-modify-write
+/// never loses another's update. Readers take no lock and read one snapshot (`REPEATABLE READ`).
+/// A transaction the server still aborts as a deadlock or serialization failure is rolled back and
+/// surfaces as ``VaultError/conflict(_:)``, not run again: a write runs the caller's closures
+/// (``Vault/update(_:_:)``'s), which must not run twice for one call.
+final class PostgresVaultBackend: VaultBackend {
+    private let pool: PostgresPool
+    /// How long to wait for a pooled connection and for the write lock.
+    private let lockTimeout: Duration
+
+    /// The most connections one vault opens: readers run side by side, writers queue on the lock.
+    static let poolSize = 4
+
+    /// A backend; no connection is made until the first transaction.
+    ///
+    /// - Parameters:
+    ///   - connectionString: A libpq connection string; its `search_path` picks the vault's schema.
+    ///   - lockTimeout: How long to wait for a connection and for the write lock.
+    /// - Throws: ``PostgresError`` when the string cannot be parsed.
+    init(connectionString: String, lockTimeout: Duration) throws {
+        pool = try PostgresPool(
+            PostgresConnectionString(connectionString), size: Self.poolSize, connectTimeout: lockTimeout)
+        self.lockTimeout = lockTimeout
+    }
+
+    func read<Result>(_ body: (any BackendReadTransaction) throws -> Result) throws -> Result {
+        try pool.withConnection(timeout: lockTimeout) { connection in
+            try connection.transaction(isolation: .repeatableRead) { db in
+                try body(PostgresBackendTransaction(db))
+            }
+        }
+    }
+
+    func write<Result>(_ body: (any BackendWriteTransaction) throws -> Result) throws -> Result {
+        try pool.withConnection(timeout: lockTimeout) { connection in
+            try connection.transaction(isolation: .readCommitted) { db in
+                try db.run("SELECT set_config('lock_timeout', $1, true)", [.text("\(lockTimeoutMilliseconds)")])
+                try PostgresSchema.lockSchema(db)
+                let result = try body(PostgresBackendTransaction(db))
+                // Moves the change stamp readers compare; the table exists once `body` created it.
+                try db.run("UPDATE vault_header SET changes = changes + 1 WHERE singleton = 1")
+                return result
+            }
+        }
+    }
+
+    func close() {
+        pool.close()
+    }
+
+    /// ``lockTimeout`` in whole milliseconds, at least 1 (0 would mean no limit), as `lock_timeout`
+    /// takes it.
+    private var lockTimeoutMilliseconds: Int64 {
+        let (seconds, attoseconds) = lockTimeout.components
+        return max(1, min(seconds, Int64(Int32.max) / 1000) * 1000 + attoseconds / 1_000_000_000_000_000)
+    }
+}
+
+extension PostgresVaultBackend {
+    /// Brings an existing vault's tables to the current schema version, under the schema's lock.
+    ///
+    /// - Throws: ``VaultError/notFound(_:)`` when the schema holds no vault,
+    ///   ``VaultError/unsupportedFormat(_:)`` for tables newer than this library knows.
+    func migrate() throws {
+        try pool.withConnection(timeout: lockTimeout) { connection in
+            try connection.transaction(isolation: .readCommitted) { db in
+                try PostgresSchema.lockSchema(db)
+                guard try PostgresSchema.hasVault(db) else {
+                    let schema = try PostgresSchema.currentSchema(db)
+                    throw VaultError.notFound("a vault in PostgreSQL schema \(schema)")
+                }
+                try PostgresSchema.migrate(db)
+            }
+        }
+    }
+}

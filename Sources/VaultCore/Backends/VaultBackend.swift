@@ -1,0 +1,36 @@
+/// Where a vault's rows live: the one thing ``Vault`` asks of its storage.
+///
+/// A backend hands out transactions and nothing else. Every transaction commits when its closure
+/// returns and rolls back when it throws, so a vault never leaves half an operation behind; what a
+/// transaction may touch (the header, the key slot rows, the records) is in
+/// ``BackendReadTransaction`` and ``BackendWriteTransaction``. Sealing, hashing and the integrity
+/// digests stay above the seam: a backend stores and returns opaque bytes, keyed hashes and clear
+/// counters only, and never sees a key.
+///
+/// `SQLiteVaultBackend` (a vault file, or an in-memory vault) and `PostgresVaultBackend` (a vault a
+/// fleet shares in a PostgreSQL schema) implement it, each in its own folder with its record store
+/// and schema. What only a file can do (a backup copy, a write-ahead log checkpoint, a pinned file's
+/// permissions) is not part of this protocol: it lives beside the SQLite backend and says so.
+///
+/// A backend is `Sendable` and is shared by every task using the vault; the transaction objects it
+/// passes to the closures are not, and must not escape them.
+protocol VaultBackend: Sendable {
+    /// Runs `body` on one consistent snapshot.
+    ///
+    /// - Parameter body: What to read; the transaction is valid only while it runs.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws, and the backend's storage errors.
+    func read<Result>(_ body: (any BackendReadTransaction) throws -> Result) throws -> Result
+
+    /// Runs `body` in a write transaction that no other writer interleaves with: it commits on return
+    /// and rolls back on throw.
+    ///
+    /// - Parameter body: What to read and write; the transaction is valid only while it runs.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws, and the backend's storage errors.
+    func write<Result>(_ body: (any BackendWriteTransaction) throws -> Result) throws -> Result
+
+    /// Releases the backend's connections after any transaction running on them ends; later
+    /// transactions fail with a storage error. Never fails.
+    func close()
+}

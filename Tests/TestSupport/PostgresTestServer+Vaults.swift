@@ -1,0 +1,37 @@
+import Foundation
+import VaultStorage
+
+extension PostgresTestServer {
+    /// The database the vaults of this test process share, one schema each.
+    private static let vaultDatabase = Result<String, any Error> {
+        let server = try shared.get()
+        let name = "tokenvault_vaults_\(UInt64.random(in: .min ... .max))"
+        let admin = try PostgresConnection(server.adminConnectionString)
+        defer { admin.close() }
+        try admin.execute("CREATE DATABASE \(name)")
+        return name
+    }
+
+    /// A libpq connection string for a new, empty schema of this process's vault database: where
+    /// `Vault.create(postgres:)` makes a vault, as a fleet's vaults share one database.
+    ///
+    /// - Returns: The string, with the password and a `search_path` naming only the new schema.
+    /// - Throws: Why the shared server or database is unavailable; ``PostgresError``.
+    package static func makeVaultSchema() throws -> String {
+        try shared.get().makeVaultSchema(inDatabase: try vaultDatabase.get())
+    }
+
+    /// A libpq connection string for a new, empty schema of a database of this server.
+    ///
+    /// - Parameter database: The database; `postgres` by default.
+    /// - Returns: The string, with the password and a `search_path` naming only the new schema.
+    /// - Throws: ``PostgresError``.
+    package func makeVaultSchema(inDatabase database: String = "postgres") throws -> String {
+        let schema = "vault_\(UInt64.random(in: .min ... .max))"
+        let base = "host=127.0.0.1 port=\(port) user=\(Self.user) password=\(password) dbname=\(database)"
+        let admin = try PostgresConnection(PostgresConnectionString(base))
+        defer { admin.close() }
+        try admin.execute("CREATE SCHEMA \(schema)")
+        return base + " options='-c search_path=\(schema)'"
+    }
+}

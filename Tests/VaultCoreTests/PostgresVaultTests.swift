@@ -1,0 +1,266 @@
+import Foundation
+import TestSupport
+import Testing
+import TokenVault
+import VaultStorage
+
+/// What only a vault in PostgreSQL has: several processes' vaults on one schema, several vaults in
+/// one database, the server's view of the rows, and failures of the server. What every backend
+/// shares is in ``VaultConformanceTests``.
+@Suite(.enabled(if: PostgresTestServer.isAvailable, PostgresTestServer.skipComment))
+struct PostgresVaultTests {
+    let unlock = TestVaults.unlock
+
+    private func create(_ connection: String) throws -> Vault {
+        try Vault.create(postgres: connection, unlock: unlock, keyDerivation: TestVaults.fastKeyDerivation)
+    }
+
+    /// Runs `body` on a connection to the vault's schema as the test's superuser.
+    @discardableResult
+    private func admin<Result>(_ connection: String, _ body: (PostgresConnection) throws -> Result) throws -> Result {
+        let db = try PostgresConnection(PostgresConnectionString(connection))
+        defer { db.close() }
+        return try body(db)
+    }
+
+    @Test func twoVaultsOnOneSchemaShareEveryWriteAndKeySlot() throws {
+        let connection = try PostgresTestServer.makeVaultSchema()
+        let first = try create(connection)
+        let second = try Vault.open(postgres: connection, unlock: unlock)
+        try first.set("one", for: SecretKey<String>("shared"))
+        #expect(try second.get(SecretKey<String>("shared")) == "one")
+        try second.update(SecretKey<String>("shared")) { ($0 ?? "") + "+two" }
+        #expect(try first.get(SecretKey<String>("shared")) == "one+two")
+        try first.addUnlock(.passphrase("another long passphrase"), keyDerivation: TestVaults.fastKeyDerivation)
+        #expect(try second.keySlots().count == 2)
+        let replacement = VaultUnlock.passphrase("a third long passphrase")
+        try second.changeUnlock(from: unlock, to: replacement, keyDerivation: TestVaults.fastKeyDerivation)
+        // The slot the first vault was unlocked through is revoked on the server: it locks.
+        #expect(throws: VaultError.locked) { try first.get(SecretKey<String>("shared")) }
+        #expect(throws: VaultError.invalidCredentials) { try Vault.open(postgres: connection, unlock: unlock) }
+        try first.unlock(replacement)
+        #expect(try first.get(SecretKey<String>("shared")) == "one+two")
+        #expect(try first.verify().keySlotCount == 2)
+    }
+
+    @Test func processesOfAFleetNeverLoseAnUpdate() throws {
+        let directory = TemporaryDirectory()
+        let keyFile = directory.url.appendingPathComponent("vault.key")
+        try KeyFile.generate(at: keyFile)
+        let connection = try PostgresTestServer.makeVaultSchema()
+        let vault = try Vault.create(postgres: connection, unlock: .keyFile(keyFile))
+        let connectionFile = directory.url.appendingPathComponent("connection")
+        #expect(
+            FileManager.default.createFile(
+                atPath: connectionFile.path, contents: Data(connection.utf8), attributes: [.posixPermissions: 0o600]))
+        let processes = 3
+        let increments = 30
+        let workers = try (0..<processes).map { _ in
+            try WorkerProcess.start(
+                ["postgres-increment", connectionFile.path, keyFile.path, "counter", "\(increments)"])
+        }
+        for index in 0..<increments { try vault.set(index, for: SecretKey<Int>("parent")) }
+        for worker in workers {
+            let (status, output) = WorkerProcess.finish(worker)
+            #expect(status == 0, "worker failed: \(output)")
+        }
+        #expect(try vault.get(SecretKey<Int>("counter")) == processes * increments)
+        let report = try vault.verify()
+        #expect(report.recordCount == 2)
+        #expect(report.generation == UInt64(processes * increments + increments))
+    }
+
+    /// The token listing cache trusts an unchanged stamp: the server's change counter must move with
+    /// every commit of any connection.
+    @Test func aListingSeesEveryWriteOfAnotherConnection() throws {
+        let connection = try PostgresTestServer.makeVaultSchema()
+        let first = try create(connection)
+        let second = try Vault.open(postgres: connection, unlock: unlock)
+        func listing(_ vault: Vault) throws -> [String: [UInt8]] {
+            Dictionary(uniqueKeysWithValues: try vault.allTokenRecordMetadata().map { ($0.id, $0.metadata) })
+        }
+        func insert(_ id: String, into vault: Vault) throws {
+            _ = try vault.insertTokenRecord(
+                id: id, metadata: [1], terms: [], secret: [2], policy: VaultPolicy(), defaultIfNone: false)
+        }
+        try insert("one", into: first)
+        #expect(try listing(second) == ["one": [1]])
+        #expect(try listing(second) == ["one": [1]])
+        try insert("two", into: first)
+        #expect(try listing(second) == ["one": [1], "two": [1]])
+        let version = try #require(try first.tokenRecordMetadata(id: "one")).version
+        try first.updateTokenRecord(id: "one", metadata: [3], terms: [], secret: nil, expectedVersion: version)
+        #expect(try listing(second) == ["one": [3], "two": [1]])
+        try first.removeTokenRecord(id: "two")
+        #expect(try listing(second) == ["one": [3]])
+        try insert("three", into: second)
+        #expect(try listing(first) == ["one": [3], "three": [1]])
+    }
+
+    @Test func writersOnTwoConnectionsNeverLoseAnUpdate() async throws {
+        let connection = try PostgresTestServer.makeVaultSchema()
+        let vaults = [try create(connection), try Vault.open(postgres: connection, unlock: unlock)]
+        let counter = SecretKey<Int>("counter")
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    for _ in 0..<15 { try vaults[task % 2].update(counter) { ($0 ?? 0) + 1 } }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try vaults[0].get(counter) == 8 * 15)
+        #expect(try vaults[1].verify().recordCount == 1)
+    }
+
+    @Test func eachSchemaHoldsOneVault() throws {
+        let teamA = try PostgresTestServer.makeVaultSchema()
+        let teamB = try PostgresTestServer.makeVaultSchema()
+        #expect {
+            try Vault.open(postgres: teamA, unlock: unlock)
+        } throws: { error in
+            guard case VaultError.notFound(let what) = error else { return false }
+            return what.contains("schema vault_")
+        }
+        let a = try create(teamA)
+        let b = try create(teamB)
+        try a.set("a", for: SecretKey<String>("name"))
+        try b.set("b", for: SecretKey<String>("name"))
+        #expect(try a.get(SecretKey<String>("name")) == "a")
+        #expect(try b.get(SecretKey<String>("name")) == "b")
+        #expect {
+            try create(teamA)
+        } throws: { error in
+            guard case VaultError.alreadyExists = error else { return false }
+            return true
+        }
+    }
+
+    @Test func theServerHoldsOnlySealedBytesAndKeyedHashes() throws {
+        let connection = try PostgresTestServer.makeVaultSchema()
+        let vault = try create(connection)
+        let secret = "s3cr3t-token-value"
+        let name = "visible-item-name"
+        try vault.set(secret, for: SecretKey<String>(name, policy: VaultPolicy(accessGroup: "team-alpha")))
+        _ = try vault.insertTokenRecord(
+            id: "token-id-42", metadata: Array("tag-value-beta".utf8),
+            terms: [IndexTerm(field: "tag", value: "tag-value-beta")], secret: Array(secret.utf8),
+            policy: VaultPolicy(), defaultIfNone: true)
+        let dump = try admin(connection) { db in
+            try [
+                "vault_header", "key_slots", "records", "integrity", "group_integrity", "record_index",
+                "record_index_state",
+            ].map { table in
+                try db.query("SELECT coalesce(string_agg(row_to_json(t)::text, ' '), '') FROM \(table) t")
+                    .map { try $0.text(0) }.joined()
+            }.joined(separator: "\n")
+        }
+        #expect(dump.contains("\\\\x"))  // rows are there, as hex bytea
+        for clear in [secret, name, "team-alpha", "token-id-42", "tag-value-beta", "correct horse battery staple"] {
+            #expect(!dump.contains(clear))
+            #expect(!dump.contains(clear.utf8.map { String(format: "%02x", $0) }.joined()))
+        }
+    }
+
+    @Test func aServerErrorMidWriteLeavesNothingWritten() throws {
+        let connection = try PostgresTestServer.makeVaultSchema()
+        let vault = try create(connection)
+        try vault.set("before", for: SecretKey<String>("kept"))
+        // The digest is written last in a write transaction: fail there, after the rows.
+        try admin(connection) { db in
+            try db.execute(
+                """
+                CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN RAISE EXCEPTION 'refused by the test'; END $$;
+                CREATE TRIGGER refuse BEFORE UPDATE ON integrity FOR EACH ROW EXECUTE FUNCTION refuse();
+                """)
+        }
+        #expect {
+            try vault.set("after", for: SecretKey<String>("kept"))
+            try vault.set("new", for: SecretKey<String>("added"))
+        } throws: { error in
+            guard case VaultError.storage(let detail) = error else { return false }
+            return detail.contains("refused by the test")
+        }
+        try admin(connection) { db in try db.execute("DROP TRIGGER refuse ON integrity") }
+        #expect(try vault.get(SecretKey<String>("kept")) == "before")
+        #expect(try vault.get(SecretKey<String>("added")) == nil)
+        #expect(try vault.verify().recordCount == 1)
+    }
+
+    /// On a server of its own: the shared one stays up for every other test.
+    @Test func aVaultOutlivesAServerRestartAndAServerGoneIsAStorageError() throws {
+        let server = try PostgresTestServer()
+        defer { server.stop() }
+        let vault = try create(try server.makeVaultSchema())
+        try vault.set("before", for: SecretKey<String>("kept"))
+        try server.restart()
+        // The pool drops the connections the restart broke and connects again.
+        #expect(try vault.get(SecretKey<String>("kept")) == "before")
+        try vault.set("after", for: SecretKey<String>("kept"))
+        server.stop()
+        #expect {
+            try vault.set("lost", for: SecretKey<String>("kept"))
+        } throws: { error in
+            guard case VaultError.storage(let detail) = error else { return false }
+            return !detail.contains(server.password)
+        }
+    }
+
+    @Test func aRowDeletedOnTheServerFailsVerification() throws {
+        let connection = try PostgresTestServer.makeVaultSchema()
+        let vault = try create(connection)
+        try vault.set("one", for: SecretKey<String>("one"))
+        try vault.set("two", for: SecretKey<String>("two"))
+        try admin(connection) { db in
+            try db.run(
+                "DELETE FROM records WHERE record_id = (SELECT record_id FROM records ORDER BY record_id LIMIT 1)")
+        }
+        #expect(throws: VaultError.self) { try vault.verify() }
+    }
+
+    @Test func tablesOfALaterSchemaVersionAreRefused() throws {
+        let connection = try PostgresTestServer.makeVaultSchema()
+        _ = try create(connection)
+        try admin(connection) { db in try db.run("UPDATE vault_schema_version SET version = 99") }
+        #expect {
+            try Vault.open(postgres: connection, unlock: unlock)
+        } throws: { error in
+            guard case VaultError.unsupportedFormat(let detail) = error else { return false }
+            return detail.contains("schema version 99")
+        }
+    }
+
+    @Test func fileOnlyFeaturesSaySo() throws {
+        let vault = try create(try PostgresTestServer.makeVaultSchema())
+        #expect(vault.url == nil)
+        #expect(try vault.compactLog())
+        #expect {
+            try vault.backup(to: URL(fileURLWithPath: "/nonexistent/backup.db"))
+        } throws: { error in
+            guard case VaultError.invalidArgument(let detail) = error else { return false }
+            return detail.contains("SQLite file")
+        }
+    }
+
+    @Test func noErrorQuotesTheConnectionPassword() throws {
+        let server = try PostgresTestServer.shared.get()
+        let connection = try PostgresTestServer.makeVaultSchema()
+        let wrong = connection.replacingOccurrences(of: server.password, with: "wrong-password-7f3a9c")
+        var errors: [any Error] = []
+        for attempt in [
+            { _ = try Vault.open(postgres: wrong, unlock: unlock) },
+            { _ = try Vault.open(postgres: connection, unlock: unlock) },  // no vault yet
+            { _ = try Vault.open(postgres: connection + " sslmode=bogus", unlock: unlock) },
+        ] as [() throws -> Void] {
+            do { try attempt() } catch { errors.append(error) }
+        }
+        #expect(errors.count == 3)
+        for error in errors {
+            for text in ["\(error)", String(reflecting: error), error.localizedDescription] {
+                #expect(!text.contains(server.password))
+                #expect(!text.contains("wrong-password-7f3a9c"))
+            }
+        }
+    }
+}
