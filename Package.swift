@@ -28,7 +28,7 @@ let package = Package(
         .target(name: "OAuth2", dependencies: ["VaultCrypto", "Locking"]),
         .target(name: "Credentials", dependencies: ["VaultCore", "OAuth2", "Locking"]),
         .target(name: "TokenVault", dependencies: ["VaultCrypto", "VaultCore", "OAuth2", "Credentials"]),
-        .executableTarget(name: "TokenVaultCLI", dependencies: ["TokenVault"]),
+        .executableTarget(name: "TokenVaultCLI", dependencies: ["TokenVault", "VaultStorage"]),
         .executableTarget(
             name: "TokenVaultBench",
             dependencies: ["TokenVault", "Credentials", "VaultCrypto", "VaultCore", "VaultStorage"],

@@ -35,3 +35,19 @@ extension PostgresTestServer {
         return base + " options='-c search_path=\(schema)'"
     }
 }
+
+extension PostgresTestServer {
+    /// A `postgresql://` URL (user, password, 127.0.0.1, port) for a new, empty database of the
+    /// shared server: what a user passes to `tokenvault --vault`.
+    ///
+    /// - Returns: The URL and the password it holds, so a test can check the password is never shown.
+    /// - Throws: Why the shared server is unavailable; ``PostgresError``.
+    package static func makeDatabaseURL() throws -> (url: String, password: String) {
+        let server = try shared.get()
+        let name = "tokenvault_cli_\(UInt64.random(in: .min ... .max))"
+        let admin = try PostgresConnection(server.adminConnectionString)
+        defer { admin.close() }
+        try admin.execute("CREATE DATABASE \(name)")
+        return ("postgresql://\(user):\(server.password)@127.0.0.1:\(server.port)/\(name)", server.password)
+    }
+}

@@ -8,15 +8,17 @@ struct CommandContext: Sendable {
     let environment = ProcessInfo.processInfo.environment
 
     /// `--vault`, else `TOKENVAULT_PATH`, else `$XDG_DATA_HOME/tokenvault/vault.db`
-    /// (`~/.local/share/tokenvault/vault.db`).
-    var vaultURL: URL {
-        if let path = arguments.value("vault") ?? environment["TOKENVAULT_PATH"], !path.isEmpty {
-            return URL(fileURLWithPath: path)
+    /// (`~/.local/share/tokenvault/vault.db`); a `postgresql://` URL names a PostgreSQL vault.
+    ///
+    /// - Throws: ``UsageError`` for a connection URL libpq cannot parse.
+    func vaultLocation() throws -> VaultLocation {
+        if let value = arguments.value("vault") ?? environment["TOKENVAULT_PATH"], !value.isEmpty {
+            return try VaultLocation(value)
         }
         let dataHome =
             environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
-        return dataHome.appendingPathComponent("tokenvault/vault.db")
+        return .file(dataHome.appendingPathComponent("tokenvault/vault.db"))
     }
 
     var keyFile: URL? { arguments.value("key-file").map(URL.init(fileURLWithPath:)) }
@@ -77,27 +79,25 @@ struct CommandContext: Sendable {
     /// Opens the vault: with the given passphrase or key file, else asking on the terminal (three
     /// tries for a wrong passphrase).
     func openVault() throws -> (Vault, VaultUnlock) {
-        let url = vaultURL
-        guard FileManager.default.fileExists(atPath: url.path) else {
-            throw VaultError.notFound("no vault at \(url.path); create one with 'tokenvault init'")
-        }
+        let location = try vaultLocation()
+        try location.checkExists()
         if let passphrase = try givenPassphrase() {
             return try open(
-                url, keyFile.map { .composite(passphrase: passphrase, keyFile: $0) } ?? .passphrase(passphrase))
+                location, keyFile.map { .composite(passphrase: passphrase, keyFile: $0) } ?? .passphrase(passphrase))
         }
         if let keyFile {
             do {
-                return try open(url, .keyFile(keyFile))
+                return try open(location, .keyFile(keyFile))
             } catch VaultError.invalidCredentials where TerminalPrompt.isAvailable {
                 // The slot may be composite: ask for its passphrase below.
             }
         }
         for attempt in 1...3 {
-            let passphrase = try TerminalPrompt.readSecret("Passphrase for \(url.lastPathComponent): ")
+            let passphrase = try TerminalPrompt.readSecret("Passphrase for \(location.promptName): ")
             let unlock =
                 keyFile.map { VaultUnlock.composite(passphrase: passphrase, keyFile: $0) } ?? .passphrase(passphrase)
             do {
-                return try open(url, unlock)
+                return try open(location, unlock)
             } catch VaultError.invalidCredentials where attempt < 3 {
                 console.error("Wrong passphrase, try again.")
             }
@@ -107,9 +107,9 @@ struct CommandContext: Sendable {
 
     /// Opens the vault and makes it `Credential`'s storage, which is how `main` finds it to close
     /// before exiting.
-    private func open(_ url: URL, _ unlock: VaultUnlock) throws -> (Vault, VaultUnlock) {
+    private func open(_ location: VaultLocation, _ unlock: VaultUnlock) throws -> (Vault, VaultUnlock) {
         console.progress("Unlocking the vault...")
-        let vault = try Vault.open(at: url, unlock: unlock, configuration: configuration)
+        let vault = try location.open(unlock: unlock, configuration: configuration)
         try Credential.use(vault)
         return (vault, unlock)
     }

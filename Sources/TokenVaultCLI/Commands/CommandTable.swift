@@ -2,8 +2,9 @@
 enum CommandTable {
     static let global: [OptionSpec] = [
         OptionSpec(
-            name: "vault", value: "PATH",
-            help: "the vault file (else $TOKENVAULT_PATH, else $XDG_DATA_HOME/tokenvault/vault.db)"),
+            name: "vault", value: "PATH|URL",
+            help: "the vault file, or a postgresql:// URL for a vault in PostgreSQL (else $TOKENVAULT_PATH, "
+                + "else $XDG_DATA_HOME/tokenvault/vault.db)"),
         OptionSpec(name: "key-file", value: "PATH", help: "a key file, alone or with the passphrase"),
         OptionSpec(name: "passphrase-file", value: "PATH", help: "read the passphrase from a file"),
         OptionSpec(name: "passphrase-fd", value: "N", help: "read the passphrase from file descriptor N"),

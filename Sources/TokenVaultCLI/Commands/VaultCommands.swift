@@ -4,7 +4,7 @@ import TokenVault
 /// init, passwd, keyslot, verify, backup.
 enum VaultCommands {
     static func initialize(_ arguments: ParsedArguments, _ context: CommandContext) async throws {
-        let url = context.vaultURL
+        let location = try context.vaultLocation()
         let keyFile = context.keyFile
         if let keyFile, !FileManager.default.fileExists(atPath: keyFile.path) {
             try KeyFile.generate(at: keyFile)
@@ -16,11 +16,11 @@ enum VaultCommands {
         let unlock = try context.newUnlock(passphrase, keyFile: keyFile)
         let kdf = try keyDerivation(arguments.value("kdf") ?? "moderate")
         if kdf == .sensitive { context.console.progress("Deriving the key (Argon2id SENSITIVE, a few seconds)...") }
-        _ = try Vault.create(at: url, unlock: unlock, keyDerivation: kdf, configuration: context.configuration)
+        _ = try location.create(unlock: unlock, keyDerivation: kdf, configuration: context.configuration)
         if context.wantsJSON {
-            try context.console.json(["vault": url.path])
+            try context.console.json(["vault": location.displayName])
         } else {
-            context.console.out("Created \(url.path)")
+            context.console.out("Created \(location.displayName)")
         }
     }
 
@@ -30,7 +30,7 @@ enum VaultCommands {
         let newKeyFile = arguments.value("new-key-file").map(URL.init(fileURLWithPath:))
         let new = try context.newUnlock(passphrase, keyFile: newKeyFile)
         try vault.changeUnlock(from: current, to: new)
-        context.console.out("Changed the unlock of \(context.vaultURL.path)")
+        context.console.out("Changed the unlock of \(try context.vaultLocation().displayName)")
     }
 
     static func addKeySlot(_ arguments: ParsedArguments, _ context: CommandContext) async throws {
@@ -94,6 +94,7 @@ enum VaultCommands {
 
     static func backup(_ arguments: ParsedArguments, _ context: CommandContext) async throws {
         let destination = URL(fileURLWithPath: try arguments.positional(0, "the backup path"))
+        _ = try context.vaultLocation().file(for: "backup")
         let (vault, _) = try context.openVault()
         try vault.backup(to: destination)
         context.console.out("Backed up to \(destination.path) (device-bound items left out)")
