@@ -42,6 +42,18 @@ public final class Vault: Sendable {
 
     // MARK: Creating and opening
 
+    /// A new vault's id, and its first key slot for `unlock` with the keys it opens: the unlock's
+    /// material is read and its strength checked first.
+    static func newVault(
+        unlock: VaultUnlock, keyDerivation: KeyDerivation, configuration: Configuration
+    ) throws -> (vaultID: [UInt8], slot: KeySlot, keys: KeyRing) {
+        let material = try UnlockMaterial(unlock, allowsInsecurePermissions: configuration.allowsInsecurePermissions)
+        try material.checkStrength()
+        let vaultID = SecureRandom.bytes(count: VaultFormat.idByteCount)
+        let (slot, keys) = try firstSlot(for: material, keyDerivation: keyDerivation, vaultID: vaultID)
+        return (vaultID, slot, keys)
+    }
+
     /// The first key slot of a new vault, granted a new master key (and a passcode root when it has a
     /// passphrase), and the keys it opens.
     static func firstSlot(

@@ -222,7 +222,7 @@ import VaultStorage
         #expect(try raw.integer("SELECT count(*) FROM record_index") == 6)
         #expect(try raw.integer("SELECT count(*) FROM records WHERE terms IS NOT NULL") == 0)
 
-        let limit = Int(SQLiteRecordStore.unfiledRecordLimit)
+        let limit = Int(UnfiledTerms.limit)
         for _ in 1..<limit { ids.append(try insertIndexed(term: term)) }
         #expect(try raw.integer("SELECT count(*) FROM record_index") == 6)
         #expect(try raw.integer("SELECT count(*) FROM records WHERE length(terms) = 96") == Int64(limit - 1))

@@ -1,4 +1,3 @@
-import VaultCrypto
 import VaultStorage
 
 /// The record store of a vault in PostgreSQL: every statement on its `records`, `record_index`,
@@ -6,7 +5,7 @@ import VaultStorage
 ///
 /// The same rows, and the same semantics, as ``SQLiteRecordStore``: ids counting up in their first
 /// 8 bytes, compare-and-swap on the version, and an index whose latest records keep their term
-/// hashes in their own `terms` column until ``SQLiteRecordStore/unfiledRecordLimit`` of them wait,
+/// hashes in their own `terms` column until ``UnfiledTerms/limit`` of them wait,
 /// then are filed in `record_index` together. So a vault reads the same whichever backend wrote
 /// it. Bound to one transaction of one connection; not `Sendable`.
 struct PostgresRecordStore: RecordStore {
@@ -54,18 +53,10 @@ struct PostgresRecordStore: RecordStore {
         return (Int(try row.int8(0)), Int(try row.int8(1)))
     }
 
-    /// As ``SQLiteRecordStore/nextRecordID()``: the largest id's first 8 bytes plus one, then 8 random
-    /// bytes, so new rows go at the end of the primary key's b-tree.
+    /// As ``SQLiteRecordStore/nextRecordID()``: ``UnfiledTerms/recordID(after:)``, so new rows go at
+    /// the end of the primary key's b-tree.
     func nextRecordID() throws -> [UInt8] {
-        let next: UInt64
-        if let current = try largestRecordID().flatMap(Self.counter(of:)) {
-            guard current < .max else { return SecureRandom.bytes(count: VaultFormat.idByteCount) }
-            next = current + 1
-        } else {
-            next = .random(in: 0..<(1 << 62))
-        }
-        let prefix = (0..<8).map { UInt8(truncatingIfNeeded: next >> (56 - 8 * $0)) }
-        return prefix + SecureRandom.bytes(count: VaultFormat.idByteCount - 8)
+        UnfiledTerms.recordID(after: try largestRecordID())
     }
 
     func insert(_ row: RecordRow) throws {
@@ -103,7 +94,7 @@ struct PostgresRecordStore: RecordStore {
                 + "AND position($2 in terms) > 0",
             [.bytea(try filedThrough()), .bytea(term)]
         ).map { (id: try $0.bytea(0), terms: try $0.bytea(1)) }
-        let matching = unfiled.filter { Self.hashes(in: $0.terms).contains(term) }.map(\.id)
+        let matching = unfiled.filter { UnfiledTerms.hashes(in: $0.terms).contains(term) }.map(\.id)
         guard !matching.isEmpty else { return filed }
         return Set(filed + matching).sorted { $0.lexicographicallyPrecedes($1) }
     }
@@ -120,16 +111,14 @@ struct PostgresRecordStore: RecordStore {
         for term in removed {
             try db.run("DELETE FROM record_index WHERE term = $1 AND record_id = $2", [.bytea(term), .bytea(recordID)])
         }
-        guard mark.lexicographicallyPrecedes(recordID) else {
+        guard UnfiledTerms.isAbove(recordID, mark: mark) else {
             try addIndexEntries(terms.map { IndexEntry(term: $0, recordID: recordID) })
             return
         }
         try db.run(
             "UPDATE records SET terms = $1 WHERE record_id = $2",
-            [terms.isEmpty ? .null : .bytea(terms.flatMap { $0 }), .bytea(recordID)])
-        guard let largest = try largestRecordID() else { return }
-        let waiting = Self.counter(of: mark).flatMap { mark in Self.counter(of: largest).map { $0 &- mark } }
-        if waiting.map({ $0 >= SQLiteRecordStore.unfiledRecordLimit }) ?? true {
+            [UnfiledTerms.column(terms).map { .bytea($0) } ?? .null, .bytea(recordID)])
+        if UnfiledTerms.fillsTheLimit(mark: mark, recordID: recordID), let largest = try largestRecordID() {
             try addIndexEntries(unfiledEntries(after: mark))
             try db.run("UPDATE records SET terms = NULL WHERE record_id > $1 AND terms IS NOT NULL", [.bytea(mark)])
             try setFiledThrough(largest)
@@ -154,7 +143,7 @@ struct PostgresRecordStore: RecordStore {
             "SELECT record_id, terms FROM records WHERE record_id > $1 AND terms IS NOT NULL", [.bytea(mark)]
         ).flatMap { row in
             let id = try row.bytea(0)
-            return Self.hashes(in: try row.bytea(1)).map { IndexEntry(term: $0, recordID: id) }
+            return UnfiledTerms.hashes(in: try row.bytea(1)).map { IndexEntry(term: $0, recordID: id) }
         }
     }
 
@@ -172,17 +161,6 @@ struct PostgresRecordStore: RecordStore {
     /// The last key of the primary key (PostgreSQL has no `max` for `bytea`).
     private func largestRecordID() throws -> [UInt8]? {
         try db.queryFirst("SELECT record_id FROM records ORDER BY record_id DESC LIMIT 1")?.bytea(0)
-    }
-
-    private static func hashes(in terms: [UInt8]) -> [[UInt8]] {
-        stride(from: 0, to: terms.count - terms.count % IndexTerm.hashByteCount, by: IndexTerm.hashByteCount).map {
-            Array(terms[$0..<$0 + IndexTerm.hashByteCount])
-        }
-    }
-
-    private static func counter(of id: [UInt8]) -> UInt64? {
-        guard id.count >= 8 else { return nil }
-        return id.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
     }
 
     // MARK: Sealed digests

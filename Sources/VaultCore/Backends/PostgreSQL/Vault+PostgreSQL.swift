@@ -28,11 +28,8 @@ extension Vault {
                               keyDerivation: KeyDerivation = .moderate,
                               configuration: Vault.Configuration = .init()) throws -> Vault {
         try translatingErrors {
-            let material = try UnlockMaterial(
-                unlock, allowsInsecurePermissions: configuration.allowsInsecurePermissions)
-            try material.checkStrength()
-            let vaultID = SecureRandom.bytes(count: VaultFormat.idByteCount)
-            let (slot, keys) = try firstSlot(for: material, keyDerivation: keyDerivation, vaultID: vaultID)
+            let (vaultID, slot, keys) = try newVault(
+                unlock: unlock, keyDerivation: keyDerivation, configuration: configuration)
             let backend = try PostgresVaultBackend(
                 connectionString: connection, lockTimeout: configuration.busyTimeout)
             do {

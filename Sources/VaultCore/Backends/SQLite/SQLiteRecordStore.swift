@@ -1,4 +1,3 @@
-import VaultCrypto
 import VaultStorage
 
 /// The record store of a vault file: every statement that reads or writes the `records`,
@@ -58,22 +57,12 @@ package struct SQLiteRecordStore: RecordStore {
         ) { (Int($0.integer(0)), Int($0.integer(1))) } ?? (0, 0)
     }
 
-    /// An id above every id in the table: the first 8 bytes of the largest id plus one, then 8
-    /// random bytes. New rows so go at the end of the table (and of
-    /// `records_by_kind`), filling its pages one after another: a commit writes the last page, and
-    /// pages end up full rather than the two thirds random inserts leave. The largest id is the last
-    /// key of the primary key, so this is one descent of the tree. In an empty table the first 8
-    /// bytes start at random below 2^62; when they cannot grow any more, a random id.
+    /// An id above every id in the table (``UnfiledTerms/recordID(after:)``). New rows so go at the
+    /// end of the table (and of `records_by_kind`), filling its pages one after another: a commit
+    /// writes the last page, and pages end up full rather than the two thirds random inserts leave.
+    /// The largest id is the last key of the primary key, so this is one descent of the tree.
     package func nextRecordID() throws -> [UInt8] {
-        let next: UInt64
-        if let current = try largestRecordID().flatMap(Self.counter(of:)) {
-            guard current < .max else { return SecureRandom.bytes(count: VaultFormat.idByteCount) }
-            next = current + 1
-        } else {
-            next = .random(in: 0..<(1 << 62))
-        }
-        let prefix = (0..<8).map { UInt8(truncatingIfNeeded: next >> (56 - 8 * $0)) }
-        return prefix + SecureRandom.bytes(count: VaultFormat.idByteCount - 8)
+        UnfiledTerms.recordID(after: try largestRecordID())
     }
 
     /// Inserts the row; SQLite refuses a duplicate id or look-up tag.
@@ -108,20 +97,15 @@ package struct SQLiteRecordStore: RecordStore {
     // own `terms` column (16 bytes each, one after another), written on the page its row is on;
     // `record_index` files the others. Look-ups and removals read both places.
 
-    /// How many records may keep their terms in their own row before they are filed in
-    /// `record_index` together: a look-up scans those rows, and the filing writes each page of the
-    /// index it lands on once, so the more records wait, the fewer index pages each costs.
-    package static let unfiledRecordLimit: UInt64 = 512
-
     /// The entries of one term: a range of the primary key, and the unfiled records whose terms hold
-    /// the hash (a scan of at most about ``unfiledRecordLimit`` rows).
+    /// the hash (a scan of at most about ``UnfiledTerms/limit`` rows).
     package func recordIDs(term: [UInt8]) throws -> [[UInt8]] {
         let filed = try db.query("SELECT record_id FROM record_index WHERE term = ?", [.blob(term)]) { $0.blob(0) }
         let unfiled = try db.query(
             "SELECT record_id, terms FROM records WHERE record_id > ? AND terms IS NOT NULL AND instr(terms, ?) > 0",
             [.blob(try filedThrough()), .blob(term)]
         ) { (id: $0.blob(0), terms: $0.blob(1)) }
-        let matching = unfiled.filter { Self.hashes(in: $0.terms).contains(term) }.map(\.id)
+        let matching = unfiled.filter { UnfiledTerms.hashes(in: $0.terms).contains(term) }.map(\.id)
         guard !matching.isEmpty else { return filed }
         return Set(filed + matching).sorted { $0.lexicographicallyPrecedes($1) }
     }
@@ -136,24 +120,21 @@ package struct SQLiteRecordStore: RecordStore {
 
     /// For a record above the mark, writes the hashes into its row (whose page the write of the row
     /// dirtied already); for one below, moves its entries in `record_index`. Once
-    /// ``unfiledRecordLimit`` records have been added above the mark, files all of them in
+    /// ``UnfiledTerms/limit`` records have been added above the mark, files all of them in
     /// `record_index`, in the index's order, in this same transaction.
     package func fileTerms(_ terms: [[UInt8]], removing removed: [[UInt8]], of recordID: [UInt8]) throws {
         let mark = try filedThrough()
         for term in removed {
             try db.run("DELETE FROM record_index WHERE term = ? AND record_id = ?", [.blob(term), .blob(recordID)])
         }
-        guard Self.isAbove(recordID, mark) else {
+        guard UnfiledTerms.isAbove(recordID, mark: mark) else {
             try addIndexEntries(terms.map { IndexEntry(term: $0, recordID: recordID) })
             return
         }
         try db.run(
             "UPDATE records SET terms = ? WHERE record_id = ?",
-            [terms.isEmpty ? .null : .blob(terms.flatMap { $0 }), .blob(recordID)])
-        // Ids count up by one in their first 8 bytes, so the distance from the mark to a new record
-        // (the largest id) is the number of records added since the filing.
-        let waiting = Self.counter(of: mark).flatMap { mark in Self.counter(of: recordID).map { $0 &- mark } }
-        if waiting.map({ $0 >= Self.unfiledRecordLimit }) ?? true, let largest = try largestRecordID() {
+            [UnfiledTerms.column(terms).map { .blob($0) } ?? .null, .blob(recordID)])
+        if UnfiledTerms.fillsTheLimit(mark: mark, recordID: recordID), let largest = try largestRecordID() {
             try fileAll(after: mark, through: largest)
         }
     }
@@ -203,7 +184,7 @@ package struct SQLiteRecordStore: RecordStore {
             "SELECT record_id, terms FROM records WHERE record_id > ? AND terms IS NOT NULL", [.blob(mark)]
         ) { row in
             let id = row.blob(0)
-            return Self.hashes(in: row.blob(1)).map { IndexEntry(term: $0, recordID: id) }
+            return UnfiledTerms.hashes(in: row.blob(1)).map { IndexEntry(term: $0, recordID: id) }
         }.flatMap { $0 }
     }
 
@@ -224,30 +205,12 @@ package struct SQLiteRecordStore: RecordStore {
         try db.queryFirst("SELECT max(record_id) FROM records") { $0.isNull(0) ? nil : $0.blob(0) } ?? nil
     }
 
-    /// Whether `id` sorts after `mark`, as SQLite compares blobs.
-    private static func isAbove(_ id: [UInt8], _ mark: [UInt8]) -> Bool {
-        mark.lexicographicallyPrecedes(id)
-    }
-
-    /// The term hashes kept in a `terms` column; a trailing partial hash is ignored.
-    private static func hashes(in terms: [UInt8]) -> [[UInt8]] {
-        stride(from: 0, to: terms.count - terms.count % IndexTerm.hashByteCount, by: IndexTerm.hashByteCount).map {
-            Array(terms[$0..<$0 + IndexTerm.hashByteCount])
-        }
-    }
-
     /// How many index entries one batch insert takes (two parameters each, well under SQLite's limit).
     private static let indexEntriesPerInsert = 256
 
     private static let batchIndexInsert =
         "INSERT OR IGNORE INTO record_index (term, record_id) VALUES "
         + repeatElement("(?, ?)", count: indexEntriesPerInsert).joined(separator: ", ")
-
-    /// The counting half of an id: its first 8 bytes, big-endian; `nil` for a shorter id.
-    private static func counter(of id: [UInt8]) -> UInt64? {
-        guard id.count >= 8 else { return nil }
-        return id.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-    }
 
     // MARK: Sealed digests
 

@@ -27,11 +27,8 @@ extension Vault {
         try translatingErrors {
             let path = url.standardizedFileURL.path
             guard !FileManager.default.fileExists(atPath: path) else { throw VaultError.alreadyExists(path) }
-            let material = try UnlockMaterial(
-                unlock, allowsInsecurePermissions: configuration.allowsInsecurePermissions)
-            try material.checkStrength()
-            let vaultID = SecureRandom.bytes(count: VaultFormat.idByteCount)
-            let (slot, keys) = try firstSlot(for: material, keyDerivation: keyDerivation, vaultID: vaultID)
+            let (vaultID, slot, keys) = try newVault(
+                unlock: unlock, keyDerivation: keyDerivation, configuration: configuration)
 
             let directory = url.standardizedFileURL.deletingLastPathComponent()
             try SecureFile.createDirectory(directory)
@@ -128,11 +125,8 @@ extension Vault {
         unlock: VaultUnlock, keyDerivation: KeyDerivation = .interactive, configuration: Vault.Configuration = .init()
     ) throws -> Vault {
         try translatingErrors {
-            let material = try UnlockMaterial(
-                unlock, allowsInsecurePermissions: configuration.allowsInsecurePermissions)
-            try material.checkStrength()
-            let vaultID = SecureRandom.bytes(count: VaultFormat.idByteCount)
-            let (slot, keys) = try firstSlot(for: material, keyDerivation: keyDerivation, vaultID: vaultID)
+            let (vaultID, slot, keys) = try newVault(
+                unlock: unlock, keyDerivation: keyDerivation, configuration: configuration)
             return try makeInMemory(vaultID: vaultID, slots: [slot], keys: keys, configuration: configuration)
         }
     }
