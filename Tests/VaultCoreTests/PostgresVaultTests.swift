@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import TestSupport
 import Testing
 import TokenVault
@@ -186,6 +187,74 @@ struct PostgresVaultTests {
         #expect(try vault.get(SecretKey<String>("kept")) == "before")
         #expect(try vault.get(SecretKey<String>("added")) == nil)
         #expect(try vault.verify().recordCount == 1)
+    }
+
+    @Test func aStatementPastTheTimeoutIsCancelledAndWritesNothing() throws {
+        let connection = try PostgresTestServer.makeVaultSchema()
+        var configuration = Vault.Configuration()
+        configuration.statementTimeout = .milliseconds(200)
+        let vault = try Vault.create(
+            postgres: connection, unlock: unlock, keyDerivation: TestVaults.fastKeyDerivation,
+            configuration: configuration)
+        try vault.set("before", for: SecretKey<String>("kept"))
+        // A server that takes 2 s over each write of the digest, the last statement of a write.
+        try admin(connection) { db in
+            try db.execute(
+                """
+                CREATE FUNCTION slow() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN PERFORM pg_sleep(2); RETURN NEW; END $$;
+                CREATE TRIGGER slow BEFORE UPDATE ON integrity FOR EACH ROW EXECUTE FUNCTION slow();
+                """)
+        }
+        #expect {
+            try vault.set("after", for: SecretKey<String>("kept"))
+        } throws: { error in
+            guard case VaultError.storage = error else { return false }
+            return true
+        }
+        #expect(try vault.get(SecretKey<String>("kept")) == "before")
+        // Without a limit the same write waits for the server and succeeds.
+        configuration.statementTimeout = nil
+        let patient = try Vault.open(postgres: connection, unlock: unlock, configuration: configuration)
+        try patient.set("after", for: SecretKey<String>("kept"))
+        try admin(connection) { db in try db.execute("DROP TRIGGER slow ON integrity") }
+        #expect(try vault.get(SecretKey<String>("kept")) == "after")
+    }
+
+    @Test func aVaultOpensNoMoreConnectionsThanItsConfigurationAllows() throws {
+        // Other tests share the database: count this vault's connections by their application name.
+        let name = "pool-\(UInt64.random(in: .min ... .max))"
+        let connection = try PostgresTestServer.makeVaultSchema() + " application_name=\(name)"
+        var configuration = Vault.Configuration()
+        configuration.connections = 2
+        let vault = try Vault.create(
+            postgres: connection, unlock: unlock, keyDerivation: TestVaults.fastKeyDerivation,
+            configuration: configuration)
+        try vault.set("v", for: SecretKey<String>("k"))
+        // Eight threads reading at once, each waiting on the server in turn: more than two would
+        // each take a connection if the pool let them.
+        let failures = Locked(0)
+        let done = DispatchGroup()
+        for _ in 0..<8 {
+            done.enter()
+            Thread {
+                defer { done.leave() }
+                for _ in 0..<20 where (try? vault.get(SecretKey<String>("k"))) != "v" {
+                    failures.withLock { $0 += 1 }
+                }
+            }.start()
+        }
+        done.wait()
+        #expect(failures.withLock { $0 } == 0)
+        let opened = try admin(connection) { db in
+            try db.queryFirst(
+                "SELECT count(*) FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()",
+                [.text(name)])?.int8(0) ?? -1
+        }
+        #expect(opened >= 1 && opened <= 2)
+        var none = Vault.Configuration()
+        none.connections = 0
+        #expect(throws: VaultError.self) { try Vault.open(postgres: connection, unlock: unlock, configuration: none) }
     }
 
     /// On a server of its own: the shared one stays up for every other test.

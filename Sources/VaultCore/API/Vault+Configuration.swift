@@ -25,6 +25,14 @@ extension Vault {
         /// cannot be fixed (a key file on a FAT-formatted stick, say) and other users cannot reach
         /// the file anyway.
         public var allowsInsecurePermissions: Bool
+        /// For a vault in PostgreSQL: the most connections this process opens to it. Readers run
+        /// side by side on them; writers queue on the vault's lock whatever the number. 4 by
+        /// default; at least 1. A vault file ignores it.
+        public var connections: Int
+        /// For a vault in PostgreSQL: the longest one SQL statement may run before the server
+        /// cancels it, and the operation fails with ``VaultError/storage(_:)`` having written
+        /// nothing. 30 seconds by default; `nil` for no limit. A vault file ignores it.
+        public var statementTimeout: Duration?
 
         /// Settings.
         ///
@@ -35,10 +43,12 @@ extension Vault {
         ///   - clock: The clock for timeouts; the system's monotonic clock by default.
         ///   - deviceSecretURL: Where the device secret lives.
         ///   - allowsInsecurePermissions: Accept files that other users can read or write.
+        ///   - connections: The most connections to a vault in PostgreSQL.
+        ///   - statementTimeout: The longest a statement may run on PostgreSQL; `nil` for no limit.
         public init(
             busyTimeout: Duration = .seconds(10), idleTimeout: Duration? = nil, sessionTimeout: Duration? = nil,
             clock: any VaultClock = SystemVaultClock(), deviceSecretURL: URL? = nil,
-            allowsInsecurePermissions: Bool = false
+            allowsInsecurePermissions: Bool = false, connections: Int = 4, statementTimeout: Duration? = .seconds(30)
         ) {
             self.busyTimeout = busyTimeout
             self.idleTimeout = idleTimeout
@@ -46,6 +56,8 @@ extension Vault {
             self.clock = clock
             self.deviceSecretURL = deviceSecretURL ?? DeviceSecret.defaultURL
             self.allowsInsecurePermissions = allowsInsecurePermissions
+            self.connections = connections
+            self.statementTimeout = statementTimeout
         }
     }
 }

@@ -14,26 +14,30 @@ final class PostgresVaultBackend: VaultBackend {
     private let pool: PostgresPool
     /// How long to wait for a pooled connection and for the write lock.
     private let lockTimeout: Duration
-
-    /// The most connections one vault opens: readers run side by side, writers queue on the lock.
-    static let poolSize = 4
+    /// `statement_timeout` for every transaction, in milliseconds (0: none).
+    private let statementTimeoutMilliseconds: Int64
 
     /// A backend; no connection is made until the first transaction.
     ///
     /// - Parameters:
     ///   - connectionString: A libpq connection string; its `search_path` picks the vault's schema.
-    ///   - lockTimeout: How long to wait for a connection and for the write lock.
-    /// - Throws: ``PostgresError`` when the string cannot be parsed.
-    init(connectionString: String, lockTimeout: Duration) throws {
+    ///   - configuration: The lock timeout (``Vault/Configuration/busyTimeout``, also the wait for a
+    ///     connection), the pool's size and the statement timeout.
+    /// - Throws: ``PostgresError`` when the string cannot be parsed or the pool size is below 1.
+    init(connectionString: String, configuration: Vault.Configuration) throws {
         pool = try PostgresPool(
-            PostgresConnectionString(connectionString), size: Self.poolSize, connectTimeout: lockTimeout)
-        self.lockTimeout = lockTimeout
+            PostgresConnectionString(connectionString), size: configuration.connections,
+            connectTimeout: configuration.busyTimeout)
+        lockTimeout = configuration.busyTimeout
+        statementTimeoutMilliseconds = configuration.statementTimeout.map(Self.milliseconds) ?? 0
     }
 
     func read<Result>(_ body: (any BackendReadTransaction) throws -> Result) throws -> Result {
         try pool.withConnection(timeout: lockTimeout) { connection in
             try connection.transaction(isolation: .repeatableRead) { db in
-                try body(PostgresBackendTransaction(db))
+                try db.run(
+                    "SELECT set_config('statement_timeout', $1, true)", [.text("\(statementTimeoutMilliseconds)")])
+                return try body(PostgresBackendTransaction(db))
             }
         }
     }
@@ -41,7 +45,9 @@ final class PostgresVaultBackend: VaultBackend {
     func write<Result>(_ body: (any BackendWriteTransaction) throws -> Result) throws -> Result {
         try pool.withConnection(timeout: lockTimeout) { connection in
             try connection.transaction(isolation: .readCommitted) { db in
-                try db.run("SELECT set_config('lock_timeout', $1, true)", [.text("\(lockTimeoutMilliseconds)")])
+                try db.run(
+                    "SELECT set_config('lock_timeout', $1, true), set_config('statement_timeout', $2, true)",
+                    [.text("\(Self.milliseconds(lockTimeout))"), .text("\(statementTimeoutMilliseconds)")])
                 try PostgresSchema.lockSchema(db)
                 let result = try body(PostgresBackendTransaction(db))
                 // Moves the change stamp readers compare; the table exists once `body` created it.
@@ -55,10 +61,10 @@ final class PostgresVaultBackend: VaultBackend {
         pool.close()
     }
 
-    /// ``lockTimeout`` in whole milliseconds, at least 1 (0 would mean no limit), as `lock_timeout`
-    /// takes it.
-    private var lockTimeoutMilliseconds: Int64 {
-        let (seconds, attoseconds) = lockTimeout.components
+    /// A timeout in whole milliseconds, at least 1 (0 would mean no limit) and at most what
+    /// `lock_timeout` and `statement_timeout` take.
+    private static func milliseconds(_ timeout: Duration) -> Int64 {
+        let (seconds, attoseconds) = timeout.components
         return max(1, min(seconds, Int64(Int32.max) / 1000) * 1000 + attoseconds / 1_000_000_000_000_000)
     }
 }

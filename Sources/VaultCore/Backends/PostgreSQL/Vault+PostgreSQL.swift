@@ -30,8 +30,7 @@ extension Vault {
         try translatingErrors {
             let (vaultID, slot, keys) = try newVault(
                 unlock: unlock, keyDerivation: keyDerivation, configuration: configuration)
-            let backend = try PostgresVaultBackend(
-                connectionString: connection, lockTimeout: configuration.busyTimeout)
+            let backend = try PostgresVaultBackend(connectionString: connection, configuration: configuration)
             do {
                 try initialize(backend, vaultID: vaultID, slots: [slot], keys: keys)
             } catch {
@@ -62,8 +61,7 @@ extension Vault {
         try translatingErrors {
             let material = try UnlockMaterial(
                 unlock, allowsInsecurePermissions: configuration.allowsInsecurePermissions)
-            let backend = try PostgresVaultBackend(
-                connectionString: connection, lockTimeout: configuration.busyTimeout)
+            let backend = try PostgresVaultBackend(connectionString: connection, configuration: configuration)
             do {
                 try backend.migrate()
                 let header = try backend.read { try $0.header() }
