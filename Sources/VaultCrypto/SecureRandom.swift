@@ -8,7 +8,7 @@ public enum SecureRandom {
     /// - Returns: The bytes, in ordinary memory: use ``SecureBytes/random(count:)`` for secrets.
     public static func bytes(count: Int) -> [UInt8] {
         SodiumRuntime.ensureInitialized()
-        return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+        return [UInt8](filling: count) { buffer, initialized in
             if let base = buffer.baseAddress { randombytes_buf(base, count) }
             initialized = count
         }

@@ -67,7 +67,7 @@ public enum XChaCha20Poly1305 {
     ) throws -> [UInt8] {
         let count = box.combined.count - nonceByteCount - tagByteCount
         var failed = false
-        let plaintext = try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+        let plaintext = try [UInt8](filling: count) { buffer, initialized in
             let out = UnsafeMutableRawBufferPointer(buffer)
             failed = try !decrypt(box, using: key, authenticating: associatedData, into: out)
             initialized = failed ? 0 : count

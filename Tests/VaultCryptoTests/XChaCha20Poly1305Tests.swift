@@ -43,6 +43,15 @@ import VaultCrypto
         let box = try XChaCha20Poly1305.seal([], using: key, authenticating: associatedData)
         #expect(box.combined.count == 40)
         #expect(try XChaCha20Poly1305.open(box, using: key, authenticating: associatedData) == [])
+        var tampered = box.combined
+        tampered[tampered.count - 1] ^= 1
+        #expect(throws: CryptoError.authenticationFailed) {
+            try XChaCha20Poly1305.open(
+                XChaCha20Poly1305.SealedBox(combined: tampered), using: key, authenticating: associatedData)
+        }
+        #expect(throws: CryptoError.authenticationFailed) {
+            try XChaCha20Poly1305.open(box, using: key, authenticating: associatedData + [0])
+        }
     }
 
     @Test func badLengthsAreTypedErrors() {

@@ -1,5 +1,6 @@
 import Foundation
 import Locking
+import VaultCrypto
 
 /// A JSON object kept as the bytes it came in — a JWT part (base64url of the JSON) or the JSON
 /// itself — and parsed on first access, then cached. Reading a stored token record therefore parses
@@ -70,7 +71,7 @@ package final class LazyJSONObject: Sendable {
     package static func base64URLDecoded(_ bytes: UnsafeBufferPointer<UInt8>) -> Data? {
         guard bytes.count % 4 != 1 else { return nil }
         var complete = true
-        let output = [UInt8](unsafeUninitializedCapacity: bytes.count * 3 / 4) { output, count in
+        let output = [UInt8](filling: bytes.count * 3 / 4) { output, count in
             base64Values.withUnsafeBufferPointer { values in
                 var accumulator: UInt32 = 0
                 var bits = 0
