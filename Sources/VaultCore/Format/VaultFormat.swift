@@ -4,7 +4,8 @@ enum VaultFormat {
     /// migrated to version 2 by the first unlock (see ``VaultMigration``); version 2 files to the
     /// current version, which indexes token records and seals them in the compact encoding, by the
     /// first full-access use of their tokens (see ``Vault/upgradeTokenRecords(_:)``). Version 3
-    /// files, indexed but without the index log of version 4, gain the log when opened.
+    /// files, indexed but without version 4's `terms` column and index mark (the latest records keep
+    /// their term hashes in their own row until filed), gain both when opened.
     static let currentVersion = 4
     /// The layout of the associated data of records, digests and key-slot wraps: unchanged since
     /// format version 2, so an upgrade re-seals only the token records it re-encodes.
