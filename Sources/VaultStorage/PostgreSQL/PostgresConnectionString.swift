@@ -69,6 +69,20 @@ package struct PostgresConnectionString: Sendable, CustomStringConvertible, Cust
         return try PostgresConnectionString(pairs.joined(separator: " "))
     }
 
+    /// The same string with a server setting sent at connect (`-c name=value` added to the
+    /// `options` it has), so every session starts with it and `RESET ALL` (a pool's `DISCARD ALL`)
+    /// comes back to it: no statement per transaction is needed to set it.
+    ///
+    /// - Parameters:
+    ///   - name: A server setting, such as `statement_timeout`.
+    ///   - value: Its value, without spaces.
+    /// - Returns: The new connection string.
+    /// - Throws: ``PostgresError/Kind/invalidConnectionString`` when libpq cannot parse the result.
+    package func withServerSetting(_ name: String, _ value: String) throws -> PostgresConnectionString {
+        let given = visibleOptions.first { $0.keyword == "options" }?.value
+        return try setting("options", to: [given, "-c \(name)=\(value)"].compactMap { $0 }.joined(separator: " "))
+    }
+
     /// `message` with every occurrence of this string's password replaced by `***`.
     ///
     /// - Parameter message: A message from libpq or the server.

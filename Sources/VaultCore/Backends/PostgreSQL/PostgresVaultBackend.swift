@@ -14,30 +14,27 @@ final class PostgresVaultBackend: VaultBackend {
     private let pool: PostgresPool
     /// How long to wait for a pooled connection and for the write lock.
     private let lockTimeout: Duration
-    /// `statement_timeout` for every transaction, in milliseconds (0: none).
-    private let statementTimeoutMilliseconds: Int64
 
     /// A backend; no connection is made until the first transaction.
     ///
     /// - Parameters:
     ///   - connectionString: A libpq connection string; its `search_path` picks the vault's schema.
     ///   - configuration: The lock timeout (``Vault/Configuration/busyTimeout``, also the wait for a
-    ///     connection), the pool's size and the statement timeout.
+    ///     connection), the pool's size and the statement timeout, which every connection is opened
+    ///     with (0, no limit, when it is `nil`).
     /// - Throws: ``PostgresError`` when the string cannot be parsed or the pool size is below 1.
     init(connectionString: String, configuration: Vault.Configuration) throws {
+        let statementTimeout = configuration.statementTimeout.map(Self.milliseconds) ?? 0
         pool = try PostgresPool(
-            PostgresConnectionString(connectionString), size: configuration.connections,
-            connectTimeout: configuration.busyTimeout)
+            PostgresConnectionString(connectionString).withServerSetting("statement_timeout", "\(statementTimeout)"),
+            size: configuration.connections, connectTimeout: configuration.busyTimeout)
         lockTimeout = configuration.busyTimeout
-        statementTimeoutMilliseconds = configuration.statementTimeout.map(Self.milliseconds) ?? 0
     }
 
     func read<Result>(_ body: (any BackendReadTransaction) throws -> Result) throws -> Result {
         try pool.withConnection(timeout: lockTimeout) { connection in
             try connection.transaction(isolation: .repeatableRead) { db in
-                try db.run(
-                    "SELECT set_config('statement_timeout', $1, true)", [.text("\(statementTimeoutMilliseconds)")])
-                return try body(PostgresBackendTransaction(db))
+                try body(PostgresBackendTransaction(db))
             }
         }
     }
@@ -45,9 +42,7 @@ final class PostgresVaultBackend: VaultBackend {
     func write<Result>(_ body: (any BackendWriteTransaction) throws -> Result) throws -> Result {
         try pool.withConnection(timeout: lockTimeout) { connection in
             try connection.transaction(isolation: .readCommitted) { db in
-                try db.run(
-                    "SELECT set_config('lock_timeout', $1, true), set_config('statement_timeout', $2, true)",
-                    [.text("\(Self.milliseconds(lockTimeout))"), .text("\(statementTimeoutMilliseconds)")])
+                try db.run("SELECT set_config('lock_timeout', $1, true)", [.text("\(Self.milliseconds(lockTimeout))")])
                 try PostgresSchema.lockSchema(db)
                 let result = try body(PostgresBackendTransaction(db))
                 // Moves the change stamp readers compare; the table exists once `body` created it.
