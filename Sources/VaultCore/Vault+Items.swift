@@ -66,11 +66,13 @@ extension Vault {
             key: try keys.key(for: domain, device: device), vaultID: vaultID)
         if let existing {
             try transaction.replace(existing, with: row)
+            if let terms {
+                try transaction.reindex(recordID: id, from: replacedTerms ?? [], to: terms, group: policy.accessGroup)
+            }
+        } else if let terms {
+            try transaction.insert(row, terms: terms, group: policy.accessGroup)
         } else {
             try transaction.insert(row)
-        }
-        if let terms {
-            try transaction.reindex(recordID: id, from: replacedTerms ?? [], to: terms, group: policy.accessGroup)
         }
         if let group = policy.accessGroup, keys.scope == nil {
             try GroupDirectory.add(group, in: &transaction)

@@ -27,7 +27,10 @@ package struct StorageError: Error, Equatable, Sendable, CustomStringConvertible
     /// The file could not be opened.
     package var isCannotOpen: Bool { code == SQLITE_CANTOPEN }
     /// A UNIQUE or PRIMARY KEY constraint failed.
-    package var isConstraint: Bool { code == SQLITE_CONSTRAINT }
+    package var isConstraint: Bool {
+        // SQLITE_CONSTRAINT_UNIQUE and SQLITE_CONSTRAINT_PRIMARYKEY, macros Swift does not import.
+        extendedCode == SQLITE_CONSTRAINT | 8 << 8 || extendedCode == SQLITE_CONSTRAINT | 6 << 8
+    }
 
     /// The database was closed by this process (``SQLiteDatabase/close()``).
     package static let closed = StorageError(extendedCode: SQLITE_MISUSE, message: "the vault was closed")

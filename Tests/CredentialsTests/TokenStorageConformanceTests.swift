@@ -25,6 +25,27 @@ import TokenVault
     }
 
     @Test(arguments: StorageKind.all)
+    func aRefusedDuplicateLeavesTheStoredTokenAndItsIndexAsTheyWere(kind: StorageKind) throws {
+        let storage = try kind.make(directory)
+        let stored = TestTokens.token(subject: "alice")
+        _ = try add(stored, to: storage, tags: ["team": "red"])
+        let other = TestTokens.token(subject: "mallory")
+        let impostor = Token(
+            id: stored.id, tokenType: other.tokenType, accessToken: other.accessToken, refreshToken: other.refreshToken,
+            idToken: other.idToken, deviceSecret: nil, scope: other.scope, issuedAt: other.issuedAt,
+            expiresIn: other.expiresIn, context: other.context)
+        #expect(throws: CredentialError.alreadyExists(stored.id)) {
+            try add(impostor, to: storage, tags: ["team": "blue"])
+        }
+        #expect(try storage.token(id: stored.id, prompt: nil, authenticationContext: nil) == stored)
+        #expect(try storage.metadata(taggedWith: ["team": "red"]).map(\.id) == [stored.id])
+        #expect(try storage.metadata(taggedWith: ["team": "blue"]).isEmpty)
+        let next = TestTokens.token()
+        _ = try add(next, to: storage)  // the refused write left nothing behind that blocks the next one
+        #expect(try storage.allIDs().sorted() == [stored.id, next.id].sorted())
+    }
+
+    @Test(arguments: StorageKind.all)
     func tokensAndMetadataRoundTrip(kind: StorageKind) throws {
         let storage = try kind.make(directory)
         let token = TestTokens.token(subject: "alice", roles: ["admin"])

@@ -43,13 +43,15 @@ extension Vault {
         if let group = policy.accessGroup { try Self.checkGroupName(group) }
         let device = policy.accessibility.isDeviceBound ? try deviceSecret(creating: true) : nil
         return try write { transaction in
-            let lookup = tokenLookup(id, transaction.keys)
-            guard try transaction.row(lookup: lookup) == nil else {
+            // The look-up tag is unique, so the insert itself refuses a stored id: no read first.
+            do {
+                try storeItem(
+                    ItemContent(name: id, metadata: metadata, value: secret, terms: terms), kind: .token,
+                    lookup: tokenLookup(id, transaction.keys), policy: policy, device: device, replacing: nil,
+                    in: &transaction)
+            } catch VaultError.alreadyExists {
                 throw VaultError.alreadyExists("a token with this id")
             }
-            try storeItem(
-                ItemContent(name: id, metadata: metadata, value: secret, terms: terms), kind: .token, lookup: lookup,
-                policy: policy, device: device, replacing: nil, in: &transaction)
             guard defaultIfNone, transaction.keys.scope == nil, try defaultTokenID(in: transaction) == nil else {
                 return false
             }

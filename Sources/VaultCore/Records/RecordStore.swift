@@ -26,6 +26,15 @@ package protocol RecordStore: RecordReader {
     /// - Throws: Storage errors, also when the id or look-up tag is already in use.
     func insert(_ row: RecordRow) throws
 
+    /// Adds a new row filed under the keyed hashes of its terms: what ``insert(_:)`` and then
+    /// ``fileTerms(_:removing:of:)`` do, which a store may do in one write of the row.
+    ///
+    /// - Parameters:
+    ///   - row: The row; its id and look-up tag must not be in use.
+    ///   - terms: The hashes of every term the record has.
+    /// - Throws: Storage errors, also when the id or look-up tag is already in use.
+    func insert(_ row: RecordRow, terms: [[UInt8]]) throws
+
     /// Rewrites the row with `row`'s id, if it is still at `expectedVersion` (compare-and-swap).
     ///
     /// - Parameters:
@@ -181,5 +190,13 @@ package struct IndexEntry: Hashable, Comparable {
     package static func < (lhs: IndexEntry, rhs: IndexEntry) -> Bool {
         lhs.term == rhs.term
             ? lhs.recordID.lexicographicallyPrecedes(rhs.recordID) : lhs.term.lexicographicallyPrecedes(rhs.term)
+    }
+}
+
+extension RecordStore {
+    /// Inserts the row, then files its terms.
+    package func insert(_ row: RecordRow, terms: [[UInt8]]) throws {
+        try insert(row)
+        if !terms.isEmpty { try fileTerms(terms, removing: [], of: row.id) }
     }
 }

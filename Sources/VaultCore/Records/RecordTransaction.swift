@@ -1,4 +1,5 @@
 import VaultCrypto
+import VaultStorage
 
 /// The records and key slots of one write transaction: every insert, update and delete also
 /// updates the digest of the row's scope (its access group, or the vault-wide one), and each digest
@@ -60,6 +61,29 @@ struct RecordTransaction {
     mutating func insert(_ row: RecordRow) throws {
         try store.insert(row)
         try add(row)
+    }
+
+    /// Inserts a token row filed under `terms`, hashed with `group`'s index key, in one write of the
+    /// row where the store can.
+    ///
+    /// - Throws: ``VaultError/alreadyExists(_:)`` when a row has the same look-up tag.
+    mutating func insert(_ row: RecordRow, terms: [IndexTerm], group: String?) throws {
+        let key = try keys.indexKey(forGroup: group)
+        do {
+            try store.insert(row, terms: terms.map { $0.hash(key: key) })
+        } catch let error where Self.isDuplicate(error) {
+            throw VaultError.alreadyExists("a record with this look-up tag")
+        }
+        try add(row)
+    }
+
+    /// Whether a store refused a row because its id or look-up tag is in use (both are unique).
+    private static func isDuplicate(_ error: any Error) -> Bool {
+        switch error {
+        case let error as StorageError: error.isConstraint
+        case let error as PostgresError: error.isUniqueViolation
+        default: false
+        }
     }
 
     /// Replaces `old` with `new` (same record id, a later version), if the row is still at `old`'s

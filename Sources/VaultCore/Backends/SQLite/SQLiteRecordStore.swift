@@ -70,6 +70,24 @@ package struct SQLiteRecordStore: RecordStore {
         try db.run("INSERT INTO records (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", Self.values(of: row))
     }
 
+    /// Inserts the row with its term hashes in its own `terms` column when its id is above the mark
+    /// (a new record's always is), so the row is written once; then files every waiting record's
+    /// terms if this one fills ``UnfiledTerms/limit``, as ``fileTerms(_:removing:of:)`` does.
+    package func insert(_ row: RecordRow, terms: [[UInt8]]) throws {
+        let mark = try filedThrough()
+        guard let column = UnfiledTerms.column(terms), UnfiledTerms.isAbove(row.id, mark: mark) else {
+            try insert(row)
+            try addIndexEntries(terms.map { IndexEntry(term: $0, recordID: row.id) })
+            return
+        }
+        try db.run(
+            "INSERT INTO records (\(Self.columns), terms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            Self.values(of: row) + [.blob(column)])
+        if UnfiledTerms.fillsTheLimit(mark: mark, recordID: row.id), let largest = try largestRecordID() {
+            try fileAll(after: mark, through: largest)
+        }
+    }
+
     /// Rewrites the row in place where its id and version still match, and checks one row changed.
     package func update(_ row: RecordRow, expectedVersion: UInt64) throws {
         try db.run(
