@@ -147,6 +147,9 @@ OAUTH2_PROVIDER = {
     },
     # No scope requested -> everything except "introspection".
     "DEFAULT_SCOPES": ["openid", "profile", "email", "read", "write"],
+    # DOT's default of 60 s is shorter than a test can be kept waiting between the browser step
+    # and the code exchange when a sanitized suite has both cores busy; no test checks expiry.
+    "AUTHORIZATION_CODE_EXPIRE_SECONDS": 3600,
     "ACCESS_TOKEN_EXPIRE_SECONDS": _env_int("TVAUTH_ACCESS_TOKEN_LIFETIME", 36000),
     "ID_TOKEN_EXPIRE_SECONDS": _env_int("TVAUTH_ID_TOKEN_LIFETIME", 36000),
     "REFRESH_TOKEN_EXPIRE_SECONDS": int(_refresh_lifetime) if _refresh_lifetime else None,
