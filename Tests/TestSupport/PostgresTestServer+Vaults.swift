@@ -37,6 +37,22 @@ extension PostgresTestServer {
 }
 
 extension PostgresTestServer {
+    /// Writes `connection` to a `.pgconn` file (0600) in `directory`: how a `VaultTestWorker`
+    /// process is told which vault in PostgreSQL to open, without the password on its command line.
+    ///
+    /// - Parameters:
+    ///   - connection: A libpq connection string.
+    ///   - directory: Where the file goes.
+    /// - Returns: The file, to pass where a worker takes a vault file.
+    package static func connectionFile(_ connection: String, in directory: URL) -> URL {
+        let file = directory.appendingPathComponent("vault-\(UUID().uuidString).pgconn")
+        _ = FileManager.default.createFile(
+            atPath: file.path, contents: Data(connection.utf8), attributes: [.posixPermissions: 0o600])
+        return file
+    }
+}
+
+extension PostgresTestServer {
     /// A `postgresql://` URL (user, password, 127.0.0.1, port) for a new, empty database of the
     /// shared server: what a user passes to `tokenvault --vault`.
     ///

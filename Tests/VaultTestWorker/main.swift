@@ -22,12 +22,12 @@
 //       key (the device secret and the credential token cache key included):
 //       `<label>: before=nonzero|zero after=nonzero|zero`. A process of its own, so no other
 //       test reuses the freed secure-memory blocks before they are read.
-//   VaultTestWorker postgres-increment <connection file> <key file> <item name> <count>
-//       as `increment`, on the PostgreSQL vault whose libpq connection string is in the file (not
-//       on the command line, where other users could read its password)
 //   VaultTestWorker write-fixture <vault> <key file> - 0
 //       writes the committed format fixture (Tests/TestSupport/Resources/Fixtures): run it only
 //       when the format version changes, and keep the old fixture for the migration test.
+//
+// <vault> is a vault file, or a file ending in `.pgconn` holding the libpq connection string of a
+// vault in PostgreSQL (not on the command line, where other users could read its password).
 //
 // Prints "ok" and exits 0 on success; prints the error and exits 1 otherwise.
 import Foundation
@@ -134,6 +134,18 @@ func unsignedJWT(_ claims: [String: Any]) -> String {
     return "\(encode(["alg": "none"])).\(encode(claims)).sig"
 }
 
+/// The vault a worker's argument names: a vault file, or the vault in PostgreSQL when the path
+/// ends in `.pgconn`, the file then holding its libpq connection string (kept off the command line,
+/// where other users could read its password).
+func openVault(_ url: URL, keyFile: URL) throws -> Vault {
+    let configuration = Vault.Configuration(busyTimeout: .seconds(60))
+    guard url.pathExtension == "pgconn" else {
+        return try Vault.open(at: url, unlock: .keyFile(keyFile), configuration: configuration)
+    }
+    let connection = try String(contentsOf: url, encoding: .utf8)
+    return try Vault.open(postgres: connection, unlock: .keyFile(keyFile), configuration: configuration)
+}
+
 /// Runs one command. Everything lives in this function's frame, so it is all released before the
 /// process exits (under LeakSanitizer, values left in top-level async code are reported as leaks).
 func run(_ command: String, vault url: URL, keyFile: URL, name: String, count: Int) async throws {
@@ -150,16 +162,10 @@ func run(_ command: String, vault url: URL, keyFile: URL, name: String, count: I
     case "rekey":
         try rekey(vault: url, keyFile: keyFile, rounds: count)
         return
-    case "postgres-increment":
-        let connection = try String(contentsOf: url, encoding: .utf8)
-        let vault = try Vault.open(
-            postgres: connection, unlock: .keyFile(keyFile), configuration: .init(busyTimeout: .seconds(60)))
-        for _ in 0..<count { try vault.update(SecretKey<Int>(name)) { ($0 ?? 0) + 1 } }
-        return
     default:
         break
     }
-    let vault = try Vault.open(at: url, unlock: .keyFile(keyFile), configuration: .init(busyTimeout: .seconds(60)))
+    let vault = try openVault(url, keyFile: keyFile)
     switch command {
     case "increment":
         let counter = SecretKey<Int>(name)
