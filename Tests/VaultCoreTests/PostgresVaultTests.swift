@@ -50,15 +50,12 @@ struct PostgresVaultTests {
         try KeyFile.generate(at: keyFile)
         let connection = try PostgresTestServer.makeVaultSchema()
         let vault = try Vault.create(postgres: connection, unlock: .keyFile(keyFile))
-        let connectionFile = directory.url.appendingPathComponent("connection")
-        #expect(
-            FileManager.default.createFile(
-                atPath: connectionFile.path, contents: Data(connection.utf8), attributes: [.posixPermissions: 0o600]))
+        let connectionFile = PostgresTestServer.connectionFile(connection, in: directory.url)
         let processes = 3
         let increments = 30
         let workers = try (0..<processes).map { _ in
             try WorkerProcess.start(
-                ["postgres-increment", connectionFile.path, keyFile.path, "counter", "\(increments)"])
+                ["increment", connectionFile.path, keyFile.path, "counter", "\(increments)"])
         }
         for index in 0..<increments { try vault.set(index, for: SecretKey<Int>("parent")) }
         for worker in workers {
@@ -69,6 +66,29 @@ struct PostgresVaultTests {
         let report = try vault.verify()
         #expect(report.recordCount == 2)
         #expect(report.generation == UInt64(processes * increments + increments))
+    }
+
+    /// A waiter hears another process's commit on the vault's channel: its wait ends with the mark
+    /// moved, where a wait that only timed out would leave the mark as it was.
+    @Test func aWaitForChangeEndsWhenAnotherProcessCommits() async throws {
+        let directory = TemporaryDirectory()
+        let keyFile = directory.url.appendingPathComponent("vault.key")
+        try KeyFile.generate(at: keyFile)
+        let connection = try PostgresTestServer.makeVaultSchema()
+        let vault = try Vault.create(postgres: connection, unlock: .keyFile(keyFile))
+        let mark = vault.changeMark()
+        await vault.waitForChange(since: mark, timeout: .milliseconds(50))
+        #expect(vault.changeMark() == mark)  // nothing was written: the wait timed out
+        let worker = try WorkerProcess.start(
+            [
+                "increment", PostgresTestServer.connectionFile(connection, in: directory.url).path, keyFile.path, "n",
+                "1",
+            ])
+        await vault.waitForChange(since: mark, timeout: .seconds(120))
+        #expect(vault.changeMark() != mark)
+        let (status, output) = WorkerProcess.finish(worker)
+        #expect(status == 0, "worker failed: \(output)")
+        #expect(try vault.get(SecretKey<Int>("n")) == 1)
     }
 
     /// The token listing cache trusts an unchanged stamp: the server's change counter must move with

@@ -58,6 +58,26 @@ extension Vault {
         }
     }
 
+    /// A mark of the other processes' writes this process has heard of: take it before looking at
+    /// a lease or a record another process may change, then wait with
+    /// ``waitForChange(since:timeout:)`` if what it saw means waiting.
+    ///
+    /// - Returns: An opaque count, compared only by the wait.
+    package func changeMark() -> UInt64 {
+        backend.changeMark()
+    }
+
+    /// Returns once another process may have written to the vault after `mark` (a vault in
+    /// PostgreSQL hears of each commit as it lands), or after `timeout`. A vault file hears of no
+    /// commit and returns after at most 20 ms, so a caller always looks again and bounds its wait.
+    ///
+    /// - Parameters:
+    ///   - mark: What ``changeMark()`` returned before the caller looked.
+    ///   - timeout: The longest to wait.
+    package func waitForChange(since mark: UInt64, timeout: Duration) async {
+        await backend.waitForChange(since: mark, timeout: timeout)
+    }
+
     /// Releases the lease `name` if `owner` holds it.
     ///
     /// - Parameters:

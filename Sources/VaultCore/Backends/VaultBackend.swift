@@ -30,6 +30,23 @@ protocol VaultBackend: Sendable {
     /// - Throws: What `body` throws, and the backend's storage errors.
     func write<Result>(_ body: (any BackendWriteTransaction) throws -> Result) throws -> Result
 
+    /// A mark of the other processes' commits this process has heard of so far: take it before
+    /// looking at what another process may change, then pass it to ``waitForChange(since:timeout:)``.
+    ///
+    /// - Returns: An opaque count; only its equality with a later mark means anything.
+    func changeMark() -> UInt64
+
+    /// Returns once another process may have committed a write after `mark`, or after `timeout`.
+    ///
+    /// A backend that hears of commits (PostgreSQL's notifications) returns as soon as one arrives;
+    /// one that cannot (a file) returns after a short sleep, so callers always look again and bound
+    /// their waits. Never fails.
+    ///
+    /// - Parameters:
+    ///   - mark: What ``changeMark()`` returned before the caller looked.
+    ///   - timeout: The longest to wait.
+    func waitForChange(since mark: UInt64, timeout: Duration) async
+
     /// Releases the backend's connections after any transaction running on them ends; later
     /// transactions fail with a storage error. Never fails.
     func close()

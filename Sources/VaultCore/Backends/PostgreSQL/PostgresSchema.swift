@@ -97,6 +97,11 @@ enum PostgresSchema {
         try db.queryFirst("SELECT to_regclass('vault_header') IS NOT NULL")?.bool(0) ?? false
     }
 
+    /// The SQL expression naming the current schema's notification channel, which every write
+    /// transaction notifies at commit (``PostgresChangeFeed`` listens to it). A digest of the schema
+    /// name keeps it within the 63 bytes a channel name may have, whatever the schema is called.
+    static let changeChannel = "'tokenvault_' || md5(current_schema())"
+
     /// Serialises creating and migrating the current schema's tables among every process: a
     /// transaction-scoped advisory lock keyed by the schema's name.
     static func lockSchema(_ db: PostgresConnection) throws {

@@ -14,6 +14,8 @@ final class PostgresVaultBackend: VaultBackend {
     private let pool: PostgresPool
     /// How long to wait for a pooled connection and for the write lock.
     private let lockTimeout: Duration
+    /// What other processes commit, heard on the vault's channel by a connection of its own.
+    private let changes: PostgresChangeFeed
 
     /// A backend; no connection is made until the first transaction.
     ///
@@ -25,10 +27,16 @@ final class PostgresVaultBackend: VaultBackend {
     /// - Throws: ``PostgresError`` when the string cannot be parsed or the pool size is below 1.
     init(connectionString: String, configuration: Vault.Configuration) throws {
         let statementTimeout = configuration.statementTimeout.map(Self.milliseconds) ?? 0
+        let parsed = try PostgresConnectionString(connectionString)
         pool = try PostgresPool(
-            PostgresConnectionString(connectionString).withServerSetting("statement_timeout", "\(statementTimeout)"),
+            parsed.withServerSetting("statement_timeout", "\(statementTimeout)"),
             size: configuration.connections, connectTimeout: configuration.busyTimeout)
+        changes = PostgresChangeFeed(connectionString: parsed, connectTimeout: configuration.busyTimeout)
         lockTimeout = configuration.busyTimeout
+    }
+
+    deinit {
+        changes.stop()
     }
 
     func read<Result>(_ body: (any BackendReadTransaction) throws -> Result) throws -> Result {
@@ -45,14 +53,28 @@ final class PostgresVaultBackend: VaultBackend {
                 try db.run("SELECT set_config('lock_timeout', $1, true)", [.text("\(Self.milliseconds(lockTimeout))")])
                 try PostgresSchema.lockSchema(db)
                 let result = try body(PostgresBackendTransaction(db))
-                // Moves the change stamp readers compare; the table exists once `body` created it.
-                try db.run("UPDATE vault_header SET changes = changes + 1 WHERE singleton = 1")
+                // Moves the change stamp readers compare and, at commit, wakes every process waiting
+                // on the vault's channel; the table exists once `body` created it.
+                try db.run(
+                    "WITH moved AS (UPDATE vault_header SET changes = changes + 1 WHERE singleton = 1 "
+                        + "RETURNING changes) SELECT pg_notify(\(PostgresSchema.changeChannel), changes::text) FROM moved"
+                )
                 return result
             }
         }
     }
 
+    func changeMark() -> UInt64 {
+        changes.mark()
+    }
+
+    /// Wakes when any process commits a write to the vault, as its notification arrives.
+    func waitForChange(since mark: UInt64, timeout: Duration) async {
+        await changes.wait(since: mark, timeout: timeout)
+    }
+
     func close() {
+        changes.stop()
         pool.close()
     }
 

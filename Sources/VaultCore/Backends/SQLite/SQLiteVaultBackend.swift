@@ -24,6 +24,15 @@ final class SQLiteVaultBackend: VaultBackend {
         try database.write { try body(SQLiteBackendTransaction($0)) }
     }
 
+    /// A file tells no process of another's commit, so every mark is the same.
+    func changeMark() -> UInt64 { 0 }
+
+    /// Sleeps a short while (20 ms at most): a file tells no process of another's commit, so the
+    /// caller looks again after it.
+    func waitForChange(since mark: UInt64, timeout: Duration) async {
+        try? await Task.sleep(for: min(timeout, .milliseconds(20)))
+    }
+
     func close() {
         database.close()
     }

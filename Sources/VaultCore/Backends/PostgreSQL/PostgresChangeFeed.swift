@@ -1,0 +1,152 @@
+import Dispatch
+import Foundation
+import Locking
+import VaultStorage
+
+/// The commits other processes make to a vault in PostgreSQL, as they happen: a thread of its own
+/// listens on the vault's notification channel (every write transaction notifies it at commit), so
+/// a process waiting for another's write wakes when that write commits instead of polling the
+/// server.
+///
+/// It counts what it hears. A waiter takes ``mark()`` before it looks at the vault, and
+/// ``wait(since:timeout:)`` returns as soon as the count passes that mark: a commit that lands
+/// between the look and the wait is not missed, because the channel was listened to before the mark
+/// was taken. A lost connection counts as a change too (what it missed is unknown), and until the
+/// thread listens again a wait lasts its whole timeout, so callers bound every wait and look again.
+///
+/// The listening connection is opened on the first ``mark()``, not with the vault: a process that
+/// never waits never holds it. `Sendable`.
+final class PostgresChangeFeed: Sendable {
+    private let connectionString: PostgresConnectionString
+    private let connectTimeout: Duration
+    private let state = Locked(State())
+    /// Signalled once the thread's first attempt to listen has ended, however it ended.
+    private let firstAttempt = DispatchSemaphore(value: 0)
+
+    private struct State {
+        var count: UInt64 = 0
+        var isStarted = false
+        var isStopped = false
+        var nextWaiter: UInt64 = 0
+        var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+    }
+
+    /// How long the thread waits on the socket before it checks whether it was stopped.
+    private static let stopCheckInterval = Duration.milliseconds(200)
+
+    /// A feed that has not connected yet.
+    ///
+    /// - Parameters:
+    ///   - connectionString: The vault's connection string; its `search_path` names the channel.
+    ///   - connectTimeout: The longest the first ``mark()`` waits for the channel to be listened to.
+    init(connectionString: PostgresConnectionString, connectTimeout: Duration) {
+        self.connectionString = connectionString
+        self.connectTimeout = connectTimeout
+    }
+
+    /// The count of commits heard so far, after making sure the channel is listened to (the first
+    /// call connects, waiting up to the connect timeout; where that fails, waits fall back to their
+    /// timeouts).
+    ///
+    /// - Returns: The mark to pass to ``wait(since:timeout:)``.
+    func mark() -> UInt64 {
+        let start = state.withLock { state -> Bool in
+            defer { state.isStarted = true }
+            return !state.isStarted && !state.isStopped
+        }
+        if start {
+            let thread = Thread { [self] in listen() }
+            thread.name = "tokenvault PostgreSQL change feed"
+            thread.start()
+            _ = firstAttempt.wait(timeout: .now() + connectTimeout.dispatchInterval)
+        }
+        return state.withLock { $0.count }
+    }
+
+    /// Returns once a commit after `mark` was heard, or after `timeout`, whichever comes first.
+    ///
+    /// - Parameters:
+    ///   - mark: What ``mark()`` returned before the caller looked at the vault.
+    ///   - timeout: The longest to wait.
+    func wait(since mark: UInt64, timeout: Duration) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let id = state.withLock { state -> UInt64? in
+                guard state.count == mark, !state.isStopped else { return nil }
+                state.nextWaiter += 1
+                state.waiters[state.nextWaiter] = continuation
+                return state.nextWaiter
+            }
+            guard let id else { return continuation.resume() }
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout.dispatchInterval) { [self] in
+                state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
+            }
+        }
+    }
+
+    /// Stops the thread (within a fraction of a second) and wakes every waiter. Safe to call twice.
+    func stop() {
+        let waiters = state.withLock { state in
+            state.isStopped = true
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// The thread: listens, counts what it hears, and listens again after a lost connection.
+    private func listen() {
+        var connection: PostgresConnection?
+        var signalledFirstAttempt = false
+        while !state.withLock({ $0.isStopped }) {
+            do {
+                if connection == nil {
+                    let opened = try PostgresConnection(connectionString, connectTimeout: connectTimeout)
+                    guard let channel = try opened.queryFirst("SELECT \(PostgresSchema.changeChannel)") else {
+                        throw PostgresError(kind: .invalidValue, message: "the vault's channel has no name")
+                    }
+                    try opened.listen(try channel.text(0))
+                    connection = opened
+                    heard()
+                }
+                if !signalledFirstAttempt {
+                    signalledFirstAttempt = true
+                    firstAttempt.signal()
+                }
+                if try connection?.nextNotification(timeout: Self.stopCheckInterval) != nil {
+                    heard()
+                }
+            } catch {
+                connection?.close()
+                connection = nil
+                heard()
+                if !signalledFirstAttempt {
+                    signalledFirstAttempt = true
+                    firstAttempt.signal()
+                }
+                Thread.sleep(forTimeInterval: 0.2)
+            }
+        }
+        connection?.close()
+    }
+
+    /// Counts one change and wakes every waiter.
+    private func heard() {
+        let waiters = state.withLock { state in
+            state.count &+= 1
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+}
+
+extension Duration {
+    /// The duration in whole microseconds, rounded up and saturating, as Dispatch takes it.
+    fileprivate var dispatchInterval: DispatchTimeInterval {
+        let (seconds, attoseconds) = components
+        let microseconds = seconds.multipliedReportingOverflow(by: 1_000_000)
+        guard !microseconds.overflow else { return .never }
+        return .microseconds(
+            Int(clamping: microseconds.partialValue + (attoseconds + 999_999_999_999) / 1_000_000_000_000))
+    }
+}
