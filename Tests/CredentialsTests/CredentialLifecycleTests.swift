@@ -83,12 +83,28 @@ extension CredentialTests {
             #expect(try await credential.introspect(.accessToken).active)
         }
 
-        @Test func concurrentRefreshesInFourProcessesMakeOneRequest() async throws {
+        /// The vaults processes share a credential in: this suite's vault file, and a vault in
+        /// PostgreSQL as a fleet's replicas share it (when a server could be started).
+        static let sharedVaults = ["vault file"] + (PostgresTestServer.isAvailable ? ["vault in PostgreSQL"] : [])
+
+        /// Makes `Credential` use the vault `kind` names, and returns the path a worker opens it by.
+        func useSharedVault(_ kind: String) throws -> URL {
+            guard kind == "vault in PostgreSQL" else { return vaultURL }
+            let connection = try PostgresTestServer.makeVaultSchema()
+            try Credential.use(
+                Vault.create(
+                    postgres: connection, unlock: .keyFile(keyFile), keyDerivation: TestVaults.fastKeyDerivation))
+            return PostgresTestServer.connectionFile(connection, in: directory.url)
+        }
+
+        @Test(arguments: sharedVaults)
+        func concurrentRefreshesInFourProcessesMakeOneRequest(vault kind: String) async throws {
+            let sharedVault = try useSharedVault(kind)
             let server = try AuthorizationServer(.init(rotateRefreshTokens: true, reuseProtection: true))
             let credential = try await expiringCredential(server)
             try await server.resetStats()
             let workers = try (0..<4).map { _ in
-                try WorkerProcess.start(["refresh", vaultURL.path, keyFile.path, credential.id, "60"])
+                try WorkerProcess.start(["refresh", sharedVault.path, keyFile.path, credential.id, "60"])
             }
             let printed = workers.map { WorkerProcess.finish($0) }
             for (status, output) in printed { #expect(status == 0, "\(output)") }

@@ -60,7 +60,7 @@ extension Credential {
         _ = try currentToken()
         try await CredentialError.translating {
             let owner = UUID().uuidString
-            try await acquireRefreshLease(owner: owner)
+            _ = try await acquireRefreshLease(owner: owner)
             defer { try? storage.releaseRefreshLease(id: id, owner: owner) }
             // Values already revoked at the server, so a retry after a conflict sends only new ones.
             var revoked: Set<[String]> = []
@@ -193,15 +193,21 @@ extension Credential {
     private func performRefresh(startedFrom: Token, force: Bool, graceInterval: TimeInterval) async throws -> Token {
         do {
             let owner = UUID().uuidString
-            try await acquireRefreshLease(owner: owner)
+            // Another process refreshed (while this one waited for the lease, or before it).
+            let refreshedElsewhere = { (stored: StoredToken) in
+                stored.token != startedFrom && (force || !Self.needsRefresh(stored.token, graceInterval: graceInterval))
+            }
+            if let (stored, generation) = try await acquireRefreshLease(owner: owner, unlessStored: refreshedElsewhere)
+            {
+                update(token: stored.token, metadata: stored.metadata, generation: generation)
+                return stored.token
+            }
             defer { try? storage.releaseRefreshLease(id: id, owner: owner) }
             let generation = vault?.keyGeneration  // before the read: a wipe from now on counts
             guard
                 let stored = try storage.storedToken(id: id, prompt: nil, authenticationContext: authenticationContext)
             else { throw CredentialError.removed(id) }
-            let changedMeanwhile = stored.token != startedFrom
-            if changedMeanwhile && (force || !Self.needsRefresh(stored.token, graceInterval: graceInterval)) {
-                // another process refreshed while we waited
+            if refreshedElsewhere(stored) {
                 update(token: stored.token, metadata: stored.metadata, generation: generation)
                 return stored.token
             }
@@ -248,15 +254,50 @@ extension Credential {
         throw CredentialError.conflict(id)
     }
 
+    /// The longest one wait for the refresh lease lasts before the lease is tried again, so that
+    /// a lease whose holder died is taken once it expires even when no commit wakes the wait.
+    private static let leaseRecheckInterval = Duration.milliseconds(500)
+
     /// Takes the refresh lease, waiting while another caller holds it.
-    private func acquireRefreshLease(owner: String) async throws {
-        let deadline = Date().addingTimeInterval(Self.refreshLeaseDuration * 2)
+    ///
+    /// Each wait ends when another process commits a write, on a storage that hears of commits (a
+    /// vault in PostgreSQL), or after a short sleep otherwise; then the lease is tried again. While
+    /// it waits, a stored token that `isDone` accepts ends the wait without the lease: its holder
+    /// refreshed, and readers need no lease, so every waiter gets the new token as soon as it commits
+    /// instead of taking the lease in turn.
+    ///
+    /// - Parameters:
+    ///   - owner: A unique id of this attempt.
+    ///   - isDone: Whether a stored token makes taking the lease unnecessary; `nil` always takes it.
+    /// - Returns: `nil` once `owner` holds the lease; otherwise the stored token `isDone` accepted,
+    ///   with the key generation taken before it was read.
+    /// - Throws: ``CredentialError/removed(_:)``, or ``CredentialError/storage(_:)`` when another
+    ///   process held the lease for twice its duration.
+    private func acquireRefreshLease(
+        owner: String, unlessStored isDone: ((StoredToken) -> Bool)? = nil
+    ) async throws -> (StoredToken, VaultKeyGeneration?)? {
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(Self.refreshLeaseDuration * 2)
         do {
-            while try !storage.acquireRefreshLease(id: id, owner: owner, duration: Self.refreshLeaseDuration) {
-                guard Date() < deadline else {
+            while true {
+                let mark = storage.changeMark()  // before the looks: a commit after them wakes the wait
+                if try storage.acquireRefreshLease(id: id, owner: owner, duration: Self.refreshLeaseDuration) {
+                    return nil
+                }
+                if let isDone {
+                    let generation = vault?.keyGeneration  // before the read: a wipe from now on counts
+                    if let stored = try storage.storedToken(
+                        id: id, prompt: nil, authenticationContext: authenticationContext),
+                        isDone(stored)
+                    {
+                        return (stored, generation)
+                    }
+                }
+                let remaining = deadline - clock.now
+                guard remaining > .zero else {
                     throw CredentialError.storage(.storage("another process held the refresh lease too long"))
                 }
-                try await Task.sleep(for: .milliseconds(20))
+                await storage.waitForChange(since: mark, timeout: min(remaining, Self.leaseRecheckInterval))
             }
         } catch CredentialError.notFound {
             throw CredentialError.removed(id)

@@ -72,6 +72,18 @@ public protocol TokenStorage: Sendable {
     func acquireRefreshLease(id: String, owner: String, duration: TimeInterval) throws -> Bool
     /// Releases the refresh lease of token `id` if `owner` holds it.
     func releaseRefreshLease(id: String, owner: String) throws
+    /// A mark of the other processes' writes this storage has heard of, taken before a look (at a
+    /// lease, a token) that may end in ``waitForChange(since:timeout:)``.
+    ///
+    /// - Returns: An opaque count, compared only by the wait.
+    func changeMark() -> UInt64
+    /// Returns once another process may have written after `mark`, or after `timeout`: waiting for a
+    /// refresh lease this way wakes when its holder commits instead of at the next poll.
+    ///
+    /// - Parameters:
+    ///   - mark: What ``changeMark()`` returned before the look.
+    ///   - timeout: The longest to wait.
+    func waitForChange(since mark: UInt64, timeout: Duration) async
 }
 
 extension TokenStorage {
@@ -97,4 +109,12 @@ extension TokenStorage {
 
     /// Nothing to release.
     public func releaseRefreshLease(id: String, owner: String) throws {}
+
+    /// A storage that hears of no other process's write has one mark.
+    public func changeMark() -> UInt64 { 0 }
+
+    /// Sleeps a short while (20 ms at most), for a storage that hears of no other process's write.
+    public func waitForChange(since mark: UInt64, timeout: Duration) async {
+        try? await Task.sleep(for: min(timeout, .milliseconds(20)))
+    }
 }

@@ -161,6 +161,14 @@ public final class VaultTokenStorage: TokenStorage {
         try translating { try vault.releaseTokenRefreshLease(id: id, owner: owner) }
     }
 
+    /// The vault's mark: a vault in PostgreSQL counts the commits it hears of on its channel.
+    public func changeMark() -> UInt64 { vault.changeMark() }
+
+    /// Waits as the vault does: until a commit is heard in PostgreSQL, at most 20 ms for a file.
+    public func waitForChange(since mark: UInt64, timeout: Duration) async {
+        await vault.waitForChange(since: mark, timeout: timeout)
+    }
+
     // MARK: Encoding
 
     /// A record's bytes, in ``TokenRecordCoding``'s binary form.
