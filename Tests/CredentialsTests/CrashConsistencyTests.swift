@@ -10,9 +10,14 @@ import TokenVault
 @Suite struct CrashConsistencyTests {
     static let kills = ProcessInfo.processInfo.environment["TOKENVAULT_CRASH_KILLS"].flatMap(Int.init) ?? 40
 
-    @Test func killedWritersLoseNoAcknowledgedWrite() async throws {
+    /// The vaults the writers share: a vault file, and a vault in PostgreSQL, where a killed
+    /// writer's connection drops mid-transaction (when a server could be started).
+    static let vaults = ["vault file"] + (PostgresTestServer.isAvailable ? ["vault in PostgreSQL"] : [])
+
+    @Test(arguments: vaults)
+    func killedWritersLoseNoAcknowledgedWrite(vault kind: String) async throws {
         let directory = TemporaryDirectory()
-        let (vault, url, keyFile) = try TestVaults.keyFileVault(in: directory)
+        let (vault, url, keyFile, reopen) = try Self.sharedVault(kind, in: directory)
         // With the local server, one credential is refreshed for real. Rotation stays on; the grace
         // period keeps a refresh token the server rotated just before a kill usable (SECURITY.md).
         let server =
@@ -39,7 +44,7 @@ import TokenVault
                 worker.0.terminationReason == .uncaughtSignal && worker.0.terminationStatus == SIGKILL,
                 "round \(round): the worker stopped by itself: \(output.suffix(400))")
 
-            let reopened = try Vault.open(at: url, unlock: .keyFile(keyFile))
+            let reopened = try reopen()
             _ = try reopened.verify()  // throws on any missing, extra or rolled-back record
             let actual = try WorkloadState.read(reopened)
             var journal = WorkloadJournal(baseline: baseline)
@@ -53,9 +58,28 @@ import TokenVault
             baseline = actual
         }
         print(
-            "crash consistency: \(Self.kills) SIGKILLs survived, \(writesChecked) acknowledged writes checked, "
+            "crash consistency (\(kind)): \(Self.kills) SIGKILLs survived, \(writesChecked) acknowledged writes checked, "
                 + "\(interruptedWrites) kills landed after a write committed and before it was acknowledged")
         _ = server
+    }
+
+    /// A new vault of `kind`, the path a worker opens it by, its key file, and how to open it again.
+    static func sharedVault(
+        _ kind: String, in directory: TemporaryDirectory
+    ) throws -> (Vault, URL, URL, () throws -> Vault) {
+        guard kind == "vault in PostgreSQL" else {
+            let (vault, url, keyFile) = try TestVaults.keyFileVault(in: directory)
+            return (vault, url, keyFile, { try Vault.open(at: url, unlock: .keyFile(keyFile)) })
+        }
+        let keyFile = directory.url.appendingPathComponent("vault.key")
+        try KeyFile.generate(at: keyFile)
+        let connection = try PostgresTestServer.makeVaultSchema()
+        let vault = try Vault.create(
+            postgres: connection, unlock: .keyFile(keyFile), keyDerivation: TestVaults.fastKeyDerivation)
+        return (
+            vault, PostgresTestServer.connectionFile(connection, in: directory.url), keyFile,
+            { try Vault.open(postgres: connection, unlock: .keyFile(keyFile)) }
+        )
     }
 
     /// Reads the worker's output until it has acknowledged `acknowledgements` operations, waits
