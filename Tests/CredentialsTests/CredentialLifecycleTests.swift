@@ -118,6 +118,36 @@ extension CredentialTests {
             try await credential.refresh()  // and the family is intact
         }
 
+        /// The server rotates the refresh token while the vault's database is down: the refresh
+        /// keeps the only copy of the new one and writes it once the database is back, so the next
+        /// refresh sends the live refresh token, not the dead one (reuse protection would end the
+        /// grant on a replay).
+        @Test(.enabled(if: PostgresTestServer.isAvailable, PostgresTestServer.skipComment))
+        func aRefreshAnsweredWhileTheDatabaseIsDownIsWrittenOnceItIsBack() async throws {
+            let database = try PostgresTestServer()
+            defer { database.stop() }
+            try Credential.use(
+                Vault.create(
+                    postgres: try database.makeVaultSchema(), unlock: .keyFile(keyFile),
+                    keyDerivation: TestVaults.fastKeyDerivation))
+            let server = try AuthorizationServer(.init(rotateRefreshTokens: true, reuseProtection: true))
+            let credential = try Credential.store(try await server.passwordToken())
+            try await server.resetStats()
+            try await server.armFault("hold", seconds: 60, process: true)  // rotated, answer held
+            let refresh = Task { try await credential.refresh() }
+            #expect(try await server.awaitHeld() == 1, "the refresh never reached the server")
+            database.shutDown()
+            try await server.releaseHeld()
+            // The answer arrives while the database is down: its writes fail until it is back.
+            try await Task.sleep(for: .milliseconds(500))
+            try database.startAgain()
+            try await refresh.value
+            #expect(try stored(credential) == credential.token)
+            try await credential.refresh()
+            #expect(try await credential.introspect(.accessToken).active)
+            #expect(try await server.tokenRequests("refresh_token") == 2)
+        }
+
         @Test func twoSecondTokensExpireForRealAndAreRefreshedBeforeUse() async throws {
             let server = try AuthorizationServer(.init(accessTokenLifetime: 2))
             let credential = try Credential.store(try await server.passwordToken())

@@ -213,7 +213,7 @@ extension Credential {
             }
             if !force && !Self.needsRefresh(stored.token, graceInterval: graceInterval) { return stored.token }
             let fresh = try await CredentialError.translating { try await oauth2.refresh(stored.token) }
-            let written = try persistRefresh(fresh, refreshedFrom: stored)
+            let written = try await persistRefresh(fresh, refreshedFrom: stored)
             update(token: written.token, metadata: written.metadata, generation: generation)
             return written.token
         } catch {
@@ -231,28 +231,46 @@ extension Credential {
     /// refresh did not replace come from the stored record. The version, not the lease, is what the
     /// write checks: whoever took the lease over has either written (the version moved) or not yet
     /// (its own write will conflict and merge in turn), so a lease check would refuse nothing more.
-    private func persistRefresh(_ fresh: Token, refreshedFrom base: StoredToken) throws -> StoredToken {
+    ///
+    /// A storage failure (a database server restarting, a lost connection) is retried for as long
+    /// as the refresh lease lasts: the server has rotated the refresh token, this process holds the
+    /// only copy of the new one, and giving up would leave the vault with a dead token that the
+    /// next refresh would replay. A write whose commit was lost with its connection is found by the
+    /// retry as a changed version and merged like any other.
+    private func persistRefresh(_ fresh: Token, refreshedFrom base: StoredToken) async throws -> StoredToken {
         var expected = base.version
         var token = fresh
         var metadata = Token.Metadata(
             id: id, tags: base.metadata.tags, claims: fresh.idToken?.claims ?? base.metadata.claims)
-        for _ in 0..<Self.maximumWriteAttempts {
+        let clock = ContinuousClock()
+        let storageDeadline = clock.now + .seconds(Self.refreshLeaseDuration)
+        var conflicts = 0
+        while true {
             do {
-                let version = try storage.replace(token: token, metadata: metadata, expectedVersion: expected)
-                return StoredToken(token: token, metadata: metadata, version: version)
-            } catch CredentialError.conflict {
-                guard
-                    let latest = try storage.storedToken(
-                        id: id, prompt: nil, authenticationContext: authenticationContext)
-                else { throw CredentialError.removed(id) }
-                expected = latest.version
-                token = fresh.rebased(from: base.token, onto: latest.token)
-                let claims = token.idToken == latest.token.idToken ? latest.metadata.claims : token.idToken?.claims
-                metadata = Token.Metadata(id: id, tags: latest.metadata.tags, claims: claims ?? [:])
+                do {
+                    let version = try storage.replace(token: token, metadata: metadata, expectedVersion: expected)
+                    return StoredToken(token: token, metadata: metadata, version: version)
+                } catch CredentialError.conflict {
+                    conflicts += 1
+                    guard conflicts < Self.maximumWriteAttempts else { throw CredentialError.conflict(id) }
+                    guard
+                        let latest = try storage.storedToken(
+                            id: id, prompt: nil, authenticationContext: authenticationContext)
+                    else { throw CredentialError.removed(id) }
+                    expected = latest.version
+                    token = fresh.rebased(from: base.token, onto: latest.token)
+                    let claims =
+                        token.idToken == latest.token.idToken ? latest.metadata.claims : token.idToken?.claims
+                    metadata = Token.Metadata(id: id, tags: latest.metadata.tags, claims: claims ?? [:])
+                }
+            } catch CredentialError.storage(.storage) where clock.now < storageDeadline {
+                try? await Task.sleep(for: Self.storageRetryInterval)
             }
         }
-        throw CredentialError.conflict(id)
     }
+
+    /// How long a refresh waits before writing its new token again after a storage failure.
+    private static let storageRetryInterval = Duration.milliseconds(100)
 
     /// The longest one wait for the refresh lease lasts before the lease is tried again, so that
     /// a lease whose holder died is taken once it expires even when no commit wakes the wait.
