@@ -110,7 +110,19 @@ package final class PostgresTestServer: Sendable {
     ///
     /// - Throws: ``PostgresInstallation/Unavailable`` when it does not come back.
     package func restart() throws {
+        shutDown()
+        try startAgain()
+    }
+
+    /// Stops the server as ``restart()`` does, keeping its folder and port for ``startAgain()``.
+    package func shutDown() {
         stopServer()
+    }
+
+    /// Starts the server again after ``shutDown()``, on the same folder and port.
+    ///
+    /// - Throws: ``PostgresInstallation/Unavailable`` when it does not come back.
+    package func startAgain() throws {
         _ = try Self.startServer(installation, in: folder, port: port, server: server)
     }
 

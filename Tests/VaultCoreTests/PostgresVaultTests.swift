@@ -296,6 +296,50 @@ struct PostgresVaultTests {
         }
     }
 
+    /// Writers keep writing while the server restarts twice under them: a write the restart broke
+    /// fails with a storage error and is retried, and afterwards every acknowledged write is there
+    /// and `verify()` finds nothing half-written.
+    @Test func writersThroughServerRestartsLoseNoAcknowledgedWrite() throws {
+        let server = try PostgresTestServer()
+        defer { server.stop() }
+        let directory = TemporaryDirectory()
+        let keyFile = directory.url.appendingPathComponent("vault.key")
+        try KeyFile.generate(at: keyFile)
+        let connection = try server.makeVaultSchema()
+        let vault = try Vault.create(
+            postgres: connection, unlock: .keyFile(keyFile), keyDerivation: TestVaults.fastKeyDerivation)
+        let file = PostgresTestServer.connectionFile(connection, in: directory.url)
+        let writers = 3
+        let writes = 400
+        let workers = try (0..<writers).map {
+            try WorkerProcess.start(["set-retrying", file.path, keyFile.path, "w\($0)", "\(writes)"])
+        }
+        // Each restart comes once the writers are under way again.
+        for progress in [20, 200] {
+            let deadline = Date().addingTimeInterval(120)
+            while (try? vault.get(SecretKey<String>("w0/\(progress)"))) == nil && Date() < deadline {
+                usleep(10_000)
+            }
+            try server.restart()
+        }
+        var retries = 0
+        for worker in workers {
+            let (status, output) = WorkerProcess.finish(worker)
+            #expect(status == 0, "worker failed: \(output.suffix(400))")
+            let lines = output.split(separator: "\n")
+            #expect(lines.filter { $0.hasPrefix("ack ") }.count == writes)
+            retries += lines.filter { $0.hasPrefix("retry ") }.count
+        }
+        let reopened = try Vault.open(postgres: connection, unlock: .keyFile(keyFile))
+        for writer in 0..<writers {
+            for index in 0..<writes {
+                #expect(try reopened.get(SecretKey<String>("w\(writer)/\(index)")) == "value \(index)")
+            }
+        }
+        #expect(try reopened.verify().recordCount == writers * writes)
+        print("server restarts under load: \(writers * writes) acknowledged writes kept, \(retries) retried")
+    }
+
     @Test func aRowDeletedOnTheServerFailsVerification() throws {
         let connection = try PostgresTestServer.makeVaultSchema()
         let vault = try create(connection)

@@ -2,6 +2,9 @@
 //
 //   VaultTestWorker increment <vault> <key file> <item name> <count>
 //   VaultTestWorker fill <vault> <key file> <name prefix> <count>
+//   VaultTestWorker set-retrying <vault> <key file> <name prefix> <count>
+//       as `fill`, but retries a write that fails with a storage error (a database server
+//       restarting) for up to a minute, printing `retry <i>` each time and `ack <i>` once it is done
 //   VaultTestWorker store-credential <vault> <key file> <ID-token subject> <count>   (prints each id)
 //   VaultTestWorker refresh <vault> <key file> <credential id> <grace seconds>   (prints the access token)
 //   VaultTestWorker force-refresh <vault> <key file> <credential id> <lease seconds>
@@ -171,6 +174,20 @@ func run(_ command: String, vault url: URL, keyFile: URL, name: String, count: I
         let counter = SecretKey<Int>(name)
         for _ in 0..<count {
             try vault.update(counter) { ($0 ?? 0) + 1 }
+        }
+    case "set-retrying":
+        for index in 0..<count {
+            let deadline = Date().addingTimeInterval(60)
+            while true {
+                do {
+                    try vault.set("value \(index)", for: SecretKey<String>("\(name)/\(index)"))
+                    break
+                } catch VaultError.storage where Date() < deadline {
+                    emit("retry \(index)")
+                    usleep(50_000)
+                }
+            }
+            emit("ack \(index)")
         }
     case "fill":
         for index in 0..<count {
