@@ -58,8 +58,8 @@ server_out="$DEMO/server.out"
   --rotate-refresh-tokens yes --reuse-protection yes >"$server_out" 2>"$DEMO/server.log" &
 SERVER_PID=$!
 
+finished=no
 stop_servers() {
-  local status=$?
   kill "$SERVER_PID" 2>/dev/null || true
   # SIGINT is PostgreSQL's fast shutdown; the postmaster's PID is in the first line of postmaster.pid.
   local postmaster
@@ -68,9 +68,11 @@ stop_servers() {
   wait "$SERVER_PID" 2>/dev/null || true
   wait "$PG_PID" 2>/dev/null || true
   # The vault lived in the stopped cluster: nothing here is worth keeping after a good run.
-  if [ "$status" = 0 ]; then rm -rf "$DEMO"; else echo "demo-fleet: logs kept in $DEMO" >&2; fi
+  if [ "$finished" = yes ]; then rm -rf "$DEMO"; else echo "demo-fleet: logs kept in $DEMO" >&2; fi
 }
 trap stop_servers EXIT
+trap 'exit 130' INT  # stop at once on Ctrl-C (the EXIT trap still runs), not at the next failing step
+trap 'exit 143' TERM
 
 for _ in $(seq 100); do grep -q READY "$server_out" 2>/dev/null && break; sleep 0.1; done
 ISSUER="$(awk '/READY/ {print $2}' "$server_out")"
@@ -154,3 +156,4 @@ echo "Exactly one refresh: the replicas took turns on the refresh lease in the s
 step "Check the integrity of every record"
 run verify
 step "Done: both servers stop now, and $DEMO (the cluster with the vault) is removed"
+finished=yes
