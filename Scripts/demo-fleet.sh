@@ -16,6 +16,29 @@ step() { printf '\n==> %s\n' "$*"; }
 run() { printf '$ tokenvault %s\n' "$*" >&2; "$TOKENVAULT" "$@"; }
 die() { echo "demo-fleet: $*" >&2; exit 1; }
 
+# Both servers are stopped by their own PIDs however the script ends, from the first one started.
+PG_PID="" SERVER_PID="" PGDIR="$DEMO/postgres"
+finished=no
+stop_servers() {
+  [ -z "$SERVER_PID" ] || kill "$SERVER_PID" 2>/dev/null || true
+  # SIGINT is PostgreSQL's fast shutdown; the postmaster's PID is in the first line of postmaster.pid.
+  local postmaster
+  postmaster="$(head -n 1 "$PGDIR/data/postmaster.pid" 2>/dev/null || echo "$PG_PID")"
+  [ -z "$postmaster" ] || kill -INT "$postmaster" 2>/dev/null || true
+  [ -z "$SERVER_PID" ] || wait "$SERVER_PID" 2>/dev/null || true
+  [ -z "$PG_PID" ] || wait "$PG_PID" 2>/dev/null || true
+  # The vault lived in the stopped cluster: nothing here is worth keeping after a good run, or
+  # before initdb wrote its log.
+  if [ "$finished" = yes ] || [ ! -e "$PGDIR/initdb.log" ]; then
+    rm -rf "$DEMO"
+  else
+    echo "demo-fleet: logs kept in $DEMO" >&2
+  fi
+}
+trap stop_servers EXIT
+trap 'exit 130' INT  # stop at once on Ctrl-C (the EXIT trap still runs), not at the next failing step
+trap 'exit 143' TERM
+
 # --- PostgreSQL: a fresh cluster in $DEMO/postgres, as the Swift tests start one ---------------
 PGBIN="$(pg_config --bindir 2>/dev/null || true)"
 if [ ! -x "$PGBIN/initdb" ] || [ ! -x "$PGBIN/postgres" ]; then
@@ -23,7 +46,6 @@ if [ ! -x "$PGBIN/initdb" ] || [ ! -x "$PGBIN/postgres" ]; then
 fi
 [ -n "$PGBIN" ] && [ -x "$PGBIN/initdb" ] && [ -x "$PGBIN/postgres" ] \
   || die "PostgreSQL is not installed: no initdb and postgres in \`pg_config --bindir\` or /usr/lib/postgresql/*/bin (\`make deps\` installs the postgresql package)"
-PGDIR="$DEMO/postgres"
 mkdir -m 700 "$PGDIR" "$PGDIR/socket"
 as_server=()  # PostgreSQL refuses to run as root: then it runs as the postgres account
 if [ "$(id -u)" = 0 ]; then
@@ -58,21 +80,6 @@ server_out="$DEMO/server.out"
   --rotate-refresh-tokens yes --reuse-protection yes >"$server_out" 2>"$DEMO/server.log" &
 SERVER_PID=$!
 
-finished=no
-stop_servers() {
-  kill "$SERVER_PID" 2>/dev/null || true
-  # SIGINT is PostgreSQL's fast shutdown; the postmaster's PID is in the first line of postmaster.pid.
-  local postmaster
-  postmaster="$(head -n 1 "$PGDIR/data/postmaster.pid" 2>/dev/null || echo "$PG_PID")"
-  kill -INT "$postmaster" 2>/dev/null || true
-  wait "$SERVER_PID" 2>/dev/null || true
-  wait "$PG_PID" 2>/dev/null || true
-  # The vault lived in the stopped cluster: nothing here is worth keeping after a good run.
-  if [ "$finished" = yes ]; then rm -rf "$DEMO"; else echo "demo-fleet: logs kept in $DEMO" >&2; fi
-}
-trap stop_servers EXIT
-trap 'exit 130' INT  # stop at once on Ctrl-C (the EXIT trap still runs), not at the next failing step
-trap 'exit 143' TERM
 
 for _ in $(seq 100); do grep -q READY "$server_out" 2>/dev/null && break; sleep 0.1; done
 ISSUER="$(awk '/READY/ {print $2}' "$server_out")"
