@@ -3,14 +3,15 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 # libpq-dev is the PostgreSQL client library; postgresql brings the server binaries (initdb, postgres)
-# the PostgreSQL tests start a throwaway server from. They never use the cluster the package sets up.
+# the PostgreSQL tests and `make demo-fleet` start a throwaway server from. They never use the cluster
+# the package sets up.
 APT_PACKAGES := libsodium-dev libsqlite3-dev pkg-config libpq-dev postgresql
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Warnings fail the build: the house rule is zero.
 BUILD_FLAGS := -Xswiftc -warnings-as-errors
 
-.PHONY: deps auth-server build test sanitize sanitize-address sanitize-thread stress fuzz fuzz-build demo bench \
-  format clean
+.PHONY: deps auth-server build test sanitize sanitize-address sanitize-thread stress fuzz fuzz-build demo demo-fleet \
+  bench format clean
 
 # Installs the C libraries when missing (sudo only when not root).
 deps:
@@ -64,6 +65,13 @@ stress: deps auth-server
 demo: deps
 	$(SWIFT) build $(BUILD_FLAGS) --product tokenvault
 	Scripts/demo.sh
+
+# The same CLI as a fleet: a vault on a throwaway local PostgreSQL server (initdb into a temporary
+# folder, stopped by PID), one sign-in, then three concurrent `tokenvault token` processes on the
+# expiring token, and a check at the test server that they made exactly one refresh request.
+demo-fleet: deps
+	$(SWIFT) build $(BUILD_FLAGS) --product tokenvault
+	Scripts/demo-fleet.sh
 
 # Benchmarks: never part of `make test`. BENCH_ARGS adds options (--quick, --only vault, --dir DIR);
 # results also go to $(BENCH_JSON), with an SVG chart beside it. Build and run share flags (no rebuild).
