@@ -49,8 +49,9 @@ sanitize-address sanitize-thread: sanitize-%: deps auth-server
 	$(SWIFT) build --build-tests --sanitize=$* --scratch-path .build/sanitize-$* $(BUILD_FLAGS)
 	$(SANITIZER_ENV) $(SWIFT) test --skip-build --sanitize=$* --scratch-path .build/sanitize-$*
 
-# The long reliability runs: 500 SIGKILLed writers, 125 SIGKILLed key rotations, 8 processes x 5,000
-# mixed operations. `make test` runs the same tests shorter (40 kills, 10 rotations, 4 x 1,000).
+# The long reliability runs: 500 SIGKILLed writers on a vault file and 500 on a vault in PostgreSQL,
+# 125 SIGKILLed key rotations, 8 processes x 5,000 mixed operations. `make test` runs the same tests
+# shorter (40 kills each, 10 rotations, 4 x 1,000).
 STRESS_KILLS ?= 500
 STRESS_WORKERS ?= 8
 STRESS_OPERATIONS ?= 5000

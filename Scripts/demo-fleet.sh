@@ -158,7 +158,7 @@ step "Count the refresh requests the authorization server received (GET /test/st
 refreshes="$(stats | python3 -c 'import json, sys; print(json.load(sys.stdin)["token_requests"].get("refresh_token", 0))')"
 echo "token_requests.refresh_token = $refreshes"
 [ "$refreshes" = 1 ] || die "expected exactly 1 refresh request from the three replicas, the server got $refreshes"
-echo "Exactly one refresh: the replicas took turns on the refresh lease in the shared vault."
+echo "Exactly one refresh: one replica held the refresh lease in the shared vault; the others woke when its new token committed and read it."
 
 step "Check the integrity of every record"
 run verify
