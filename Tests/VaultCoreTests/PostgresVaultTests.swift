@@ -241,6 +241,33 @@ struct PostgresVaultTests {
         #expect(try vault.get(SecretKey<String>("kept")) == "after")
     }
 
+    /// Another session holds the vault's write lock: a write waits up to the busy timeout, then
+    /// fails with a storage error that says so, having written nothing; once the lock is free the
+    /// same vault writes again.
+    @Test func aWriteWaitsForTheVaultsLockNoLongerThanTheBusyTimeout() throws {
+        let connection = try PostgresTestServer.makeVaultSchema()
+        var configuration = Vault.Configuration()
+        configuration.busyTimeout = .milliseconds(300)
+        let vault = try Vault.create(
+            postgres: connection, unlock: unlock, keyDerivation: TestVaults.fastKeyDerivation,
+            configuration: configuration)
+        try vault.set("before", for: SecretKey<String>("kept"))
+        let holder = try PostgresConnection(PostgresConnectionString(connection))
+        defer { holder.close() }
+        try holder.execute("BEGIN")
+        try holder.run("SELECT pg_advisory_xact_lock(hashtext('tokenvault:' || current_schema()))")
+        #expect {
+            try vault.set("after", for: SecretKey<String>("kept"))
+        } throws: { error in
+            guard case VaultError.storage(let detail) = error else { return false }
+            return detail.contains("busy timeout")
+        }
+        try holder.execute("COMMIT")
+        #expect(try vault.get(SecretKey<String>("kept")) == "before")
+        try vault.set("after", for: SecretKey<String>("kept"))
+        #expect(try vault.get(SecretKey<String>("kept")) == "after")
+    }
+
     @Test func aVaultOpensNoMoreConnectionsThanItsConfigurationAllows() throws {
         // Other tests share the database: count this vault's connections by their application name.
         let name = "pool-\(UInt64.random(in: .min ... .max))"

@@ -8,10 +8,13 @@ import Locking
 /// are out. A connection that broke while out (its server restarted, its socket closed) is closed
 /// on return, and one that broke while idle is dropped at the next check-out, so the borrower
 /// gets a working replacement. Returned connections are reset with `DISCARD ALL`, so no session
-/// setting (`statement_timeout`, `LISTEN`) carries over to the next borrower.
+/// setting (`statement_timeout`, `LISTEN`) carries over to the next borrower, unless the pool's
+/// borrowers promise to change none (``resetsSessions``), which saves a round trip per borrow.
 package final class PostgresPool: Sendable {
     /// The most connections open at once.
     package let size: Int
+    /// Whether a returned connection is reset with `DISCARD ALL`.
+    package let resetsSessions: Bool
     private let connectionString: PostgresConnectionString
     private let connectTimeout: Duration
     /// One permit per connection that may be out; a check-out takes one, a check-in returns it.
@@ -37,12 +40,17 @@ package final class PostgresPool: Sendable {
     ///   - connectionString: Where every connection goes.
     ///   - size: The most connections open at once, at least 1.
     ///   - connectTimeout: Passed to each ``PostgresConnection``.
+    ///   - resetsSessions: Whether to reset a returned connection with `DISCARD ALL`; pass `false`
+    ///     only when no borrower changes session state (every setting in the connection string's
+    ///     options or transaction-local, no `LISTEN`, no prepared statement, no temporary table).
     /// - Throws: ``PostgresError/Kind/misuse`` for a size under 1.
-    package init(_ connectionString: PostgresConnectionString, size: Int, connectTimeout: Duration = .seconds(10))
-        throws
-    {
+    package init(
+        _ connectionString: PostgresConnectionString, size: Int, connectTimeout: Duration = .seconds(10),
+        resetsSessions: Bool = true
+    ) throws {
         guard size >= 1 else { throw PostgresError(kind: .misuse, message: "a pool needs at least one connection") }
         self.size = size
+        self.resetsSessions = resetsSessions
         self.connectionString = connectionString
         self.connectTimeout = connectTimeout
         permits = DispatchSemaphore(value: size)
@@ -81,7 +89,7 @@ package final class PostgresPool: Sendable {
     package func checkIn(_ connection: PostgresConnection) {
         defer { permits.signal() }
         if connection.isInTransaction { try? connection.execute("ROLLBACK") }
-        guard connection.isUsable, (try? connection.execute("DISCARD ALL")) != nil else {
+        guard connection.isUsable, !resetsSessions || (try? connection.execute("DISCARD ALL")) != nil else {
             connection.close()
             return
         }

@@ -22,15 +22,19 @@ final class PostgresVaultBackend: VaultBackend {
     /// - Parameters:
     ///   - connectionString: A libpq connection string; its `search_path` picks the vault's schema.
     ///   - configuration: The lock timeout (``Vault/Configuration/busyTimeout``, also the wait for a
-    ///     connection), the pool's size and the statement timeout, which every connection is opened
-    ///     with (0, no limit, when it is `nil`).
+    ///     connection) and the statement timeout (0, no limit, when it is `nil`), which every
+    ///     connection is opened with, and the pool's size.
     /// - Throws: ``PostgresError`` when the string cannot be parsed or the pool size is below 1.
     init(connectionString: String, configuration: Vault.Configuration) throws {
         let statementTimeout = configuration.statementTimeout.map(Self.milliseconds) ?? 0
         let parsed = try PostgresConnectionString(connectionString)
+        // Both limits go in the connection's options, so no transaction spends a round trip on them,
+        // and the pool need not reset a returned connection: the backend's transactions change no
+        // session state.
         pool = try PostgresPool(
-            parsed.withServerSetting("statement_timeout", "\(statementTimeout)"),
-            size: configuration.connections, connectTimeout: configuration.busyTimeout)
+            parsed.withServerSetting("statement_timeout", "\(statementTimeout)")
+                .withServerSetting("lock_timeout", "\(Self.milliseconds(configuration.busyTimeout))"),
+            size: configuration.connections, connectTimeout: configuration.busyTimeout, resetsSessions: false)
         changes = PostgresChangeFeed(connectionString: parsed, connectTimeout: configuration.busyTimeout)
         lockTimeout = configuration.busyTimeout
     }
@@ -50,7 +54,6 @@ final class PostgresVaultBackend: VaultBackend {
     func write<Result>(_ body: (any BackendWriteTransaction) throws -> Result) throws -> Result {
         try pool.withConnection(timeout: lockTimeout) { connection in
             try connection.transaction(isolation: .readCommitted) { db in
-                try db.run("SELECT set_config('lock_timeout', $1, true)", [.text("\(Self.milliseconds(lockTimeout))")])
                 try PostgresSchema.lockSchema(db)
                 let result = try body(PostgresBackendTransaction(db))
                 // Moves the change stamp readers compare and, at commit, wakes every process waiting
