@@ -36,7 +36,7 @@ struct FleetBenchmark {
         do {
             database = try FleetDatabase()
         } catch {
-            let reason = "no PostgreSQL server: \(error)"
+            let reason = "no PostgreSQL server: " + Self.oneLine(error)
             result.skipped = ["operations": reason, "load": reason, "refresh": reason]
             return result
         }
@@ -54,7 +54,7 @@ struct FleetBenchmark {
             keyFile: keyFile, directory: try folder("load")
         ).run(progress: progress)
         if case .failure(let failure) = AuthorizationServer.setup {
-            result.skipped["refresh"] = "\(failure)"
+            result.skipped["refresh"] = Self.oneLine(failure)
             return result
         }
         do {
@@ -63,7 +63,7 @@ struct FleetBenchmark {
                 keyFile: keyFile, directory: try folder("refresh")
             ).run(progress: progress)
         } catch let failure as AuthorizationServer.SetupFailure {
-            result.skipped["refresh"] = "\(failure)"
+            result.skipped["refresh"] = Self.oneLine(failure)
         }
         return result
     }
@@ -74,15 +74,23 @@ struct FleetBenchmark {
         return url
     }
 
-    /// The section's tables: each part's, or a line saying why it was skipped.
+    /// An error's description on one line (libpq's messages have several), for a table cell.
+    private static func oneLine(_ error: any Error) -> String {
+        "\(error)".split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .joined(separator: " ")
+    }
+
+    /// The section's tables: each part's, or a line saying why it was skipped (one for the whole
+    /// section when there was no server).
     static func tables(_ result: Result) -> [TextTable] {
         func skipped(_ part: String, _ heading: String) -> TextTable {
             var table = TextTable([heading], numeric: false)
             table.add(["skipped: \(result.skipped[part] ?? "not run")"])
             return table
         }
+        guard !result.server.isEmpty else { return [skipped("operations", "a fleet on PostgreSQL")] }
         var header = TextTable(["server"], numeric: false)
-        header.add([result.server.isEmpty ? "none" : result.server])
+        header.add([result.server])
         return [
             header,
             result.operations.map(FleetOperationsBenchmark.table) ?? skipped("operations", "single operations"),
