@@ -74,11 +74,12 @@ demo-fleet: deps
 	$(SWIFT) build $(BUILD_FLAGS) --product tokenvault
 	Scripts/demo-fleet.sh
 
-# Benchmarks: never part of `make test`. BENCH_ARGS adds options (--quick, --only vault, --dir DIR);
+# Benchmarks: never part of `make test`; the fleet section starts a throwaway PostgreSQL and the
+# authorization server, as the tests do. BENCH_ARGS adds options (--quick, --only vault, --dir DIR);
 # results also go to $(BENCH_JSON), with an SVG chart beside it. Build and run share flags (no rebuild).
 BENCH_ARGS ?=
 BENCH_JSON ?= .build/bench/results.json
-bench: deps
+bench: deps auth-server
 	$(SWIFT) build -c release $(BUILD_FLAGS) --product tokenvault-bench
 	$(SWIFT) run -c release --skip-build tokenvault-bench --json $(BENCH_JSON) $(BENCH_ARGS)
 

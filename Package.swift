@@ -31,7 +31,9 @@ let package = Package(
         .executableTarget(name: "TokenVaultCLI", dependencies: ["TokenVault", "VaultStorage"]),
         .executableTarget(
             name: "TokenVaultBench",
-            dependencies: ["TokenVault", "Credentials", "VaultCrypto", "VaultCore", "VaultStorage"],
+            dependencies: [
+                "TokenVault", "Credentials", "VaultCrypto", "VaultCore", "VaultStorage", "TestSupport",
+            ],
             path: "Benchmarks/TokenVaultBench"),
 
         // libFuzzer targets: one executable each over FuzzTargets; built for fuzzing by `make fuzz`,

@@ -14,6 +14,8 @@ struct BenchOptions {
     var sections = Set(BenchSection.allCases)
     /// Whether `--help` was asked for.
     var showHelp = false
+    /// The spec file of a fleet worker (``FleetWorker``): this process is one, not a run.
+    var fleetWorkerSpec: String?
 
     /// Why the command line was refused.
     struct UsageError: Error, CustomStringConvertible {
@@ -26,6 +28,8 @@ struct BenchOptions {
         let name: String
         let value: String?
         let help: String
+        /// Left out of `--help`: the harness's own options, not the user's.
+        var hidden = false
         let apply: @Sendable (inout BenchOptions, String) throws -> Void
     }
 
@@ -63,11 +67,15 @@ struct BenchOptions {
             options.sections = sections
         },
         Option(name: "--help", value: nil, help: "print this help") { options, _ in options.showHelp = true },
+        Option(
+            name: "--fleet-worker", value: "FILE", help: "run as a fleet worker (the fleet section starts these)",
+            hidden: true
+        ) { options, value in options.fleetWorkerSpec = value },
     ]
 
     /// The usage text, generated from the option table.
     static var help: String {
-        let lines = table.map { option in
+        let lines = table.filter { !$0.hidden }.map { option in
             let left = option.name + (option.value.map { " " + $0 } ?? "")
             return "  " + left.padding(toLength: 14, withPad: " ", startingAt: 0) + "  " + option.help
         }

@@ -6,10 +6,10 @@ enum BenchSection: String, CaseIterable, Codable, Sendable {
     case kdf
     case vault
     case refresh
-    case postgres
+    case fleet
 
     /// The order sections run and print in.
-    static let runOrder: [BenchSection] = [.seal, .scaling, .vault, .refresh, .postgres, .kdf]
+    static let runOrder: [BenchSection] = [.seal, .scaling, .vault, .refresh, .fleet, .kdf]
 
     /// The heading printed above the section's tables.
     var title: String {
@@ -19,7 +19,7 @@ enum BenchSection: String, CaseIterable, Codable, Sendable {
         case .kdf: "3. Argon2id unlock and Vault.open to first read"
         case .vault: "4. Vault operations by number of stored tokens"
         case .refresh: "5. Refresh coalescing"
-        case .postgres: "6. A vault file beside a vault in PostgreSQL"
+        case .fleet: "6. A fleet on PostgreSQL"
         }
     }
 }

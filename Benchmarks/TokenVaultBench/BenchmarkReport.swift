@@ -29,7 +29,8 @@ struct BenchmarkReport: Codable, Sendable {
     var formatUpgrade: FormatUpgradeBenchmark.Result?
     /// Section 5.
     var refresh: RefreshCoalescingBenchmark.Result?
-    var postgres: PostgresVaultBenchmark.Result?
+    /// Section 6.
+    var fleet: FleetBenchmark.Result?
     /// The harness's goals against this run.
     var goals: [Goal] = []
 

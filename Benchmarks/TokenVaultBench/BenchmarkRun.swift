@@ -68,12 +68,11 @@ struct BenchmarkRun {
                 ).run(progress: progress)
                 report.refresh = refresh
                 tables = [RefreshCoalescingBenchmark.table(refresh)]
-            case .postgres:
-                let postgres = try PostgresVaultBenchmark(
-                    operations: quick ? 50 : 500, directory: try subdirectory("postgres", of: directory)
-                ).run(progress: progress)
-                report.postgres = postgres
-                tables = [PostgresVaultBenchmark.table(postgres)]
+            case .fleet:
+                let fleet = try await FleetBenchmark(quick: quick, directory: try subdirectory("fleet", of: directory))
+                    .run(progress: progress)
+                report.fleet = fleet
+                tables = FleetBenchmark.tables(fleet)
             case .kdf:
                 let (unlocks, opens) = try KeyDerivationBenchmark(
                     settings: KeyDerivationBenchmark.settings(quick: quick), keyFileOpens: quick ? 3 : 10,

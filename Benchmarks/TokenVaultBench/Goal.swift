@@ -55,6 +55,52 @@ struct Goal: Codable, Sendable {
                         + "legacy JSON \(Format.duration(nanoseconds: record.legacyOpenAndDecode.latency.p50Ns))"))
         }
         if let vault = report.vaultOperations { goals += vaultGoals(vault) }
+        if let fleet = report.fleet { goals += fleetGoals(fleet) }
+        return goals
+    }
+
+    /// The fleet section's goals: store and get beside raw libpq, and the cross-process refresh
+    /// (one request per rotation, every process within 50 ms of the first); none for a part skipped.
+    private static func fleetGoals(_ fleet: FleetBenchmark.Result) -> [Goal] {
+        var goals: [Goal] = []
+        if let operations = fleet.operations {
+            let store = operations.storeRatio
+            let get = operations.getRatio
+            goals.append(
+                Goal(
+                    goal: "store on PostgreSQL at most 1.3x a raw libpq INSERT of the same sealed bytes",
+                    measured: Format.ratio(store), value: store, limit: 1.3, status: store <= 1.3 ? .met : .missed,
+                    note: "p50 \(Format.duration(nanoseconds: operations.store.p50Ns)) vs "
+                        + Format.duration(nanoseconds: operations.rawInsert.p50Ns)))
+            goals.append(
+                Goal(
+                    goal: "get by id on PostgreSQL at most 1.2x a raw libpq SELECT by primary key",
+                    measured: Format.ratio(get), value: get, limit: 1.2, status: get <= 1.2 ? .met : .missed,
+                    note: "p50 \(Format.duration(nanoseconds: operations.get.p50Ns)) vs "
+                        + Format.duration(nanoseconds: operations.rawSelect.p50Ns)))
+        }
+        if let refresh = fleet.refresh, !refresh.rotations.isEmpty {
+            let requests = refresh.rotations.map(\.tokenRequests)
+            let sameToken = refresh.rotations.allSatisfy { $0.distinctTokens == 1 && $0.allChanged }
+            goals.append(
+                Goal(
+                    goal: "\(refresh.processes) processes refreshing at once make exactly 1 token request per rotation",
+                    measured: requests.map(String.init).joined(separator: ", "),
+                    value: Double(requests.max() ?? 0), limit: 1,
+                    status: requests.allSatisfy { $0 == 1 } ? .met : .missed,
+                    note: sameToken
+                        ? "every process got the same new token"
+                        : "NOT every process got the same new token"))
+            let spread = refresh.rotations.map(\.maxSpread).max() ?? 0
+            goals.append(
+                Goal(
+                    goal: "\(refresh.processes) processes have the new token within 50 ms of the first",
+                    measured: "worst \(Format.duration(nanoseconds: spread * 1e9))", value: spread, limit: 0.05,
+                    status: spread <= 0.05 ? .met : .missed,
+                    note: "spread max per rotation: "
+                        + refresh.rotations.map { Format.duration(nanoseconds: $0.maxSpread * 1e9) }.joined(
+                            separator: ", ")))
+        }
         return goals
     }
 

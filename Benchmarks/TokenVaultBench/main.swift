@@ -14,7 +14,11 @@ if options.showHelp {
     exit(0)
 }
 do {
-    try await BenchmarkRun(options: options).run()
+    if let spec = options.fleetWorkerSpec {
+        try await FleetWorker.run(specAt: spec)
+    } else {
+        try await BenchmarkRun(options: options).run()
+    }
 } catch {
     FileHandle.standardError.write(Data("tokenvault-bench: \(error)\n".utf8))
     exit(1)
