@@ -297,29 +297,36 @@ extension Credential {
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(Self.refreshLeaseDuration * 2)
         do {
+            var waited = false
             while true {
                 let mark = storage.changeMark()  // before the looks: a commit after them wakes the wait
+                // After a wait, the token first: a reader takes no lock, where trying the lease is a
+                // write every waiter would queue for behind the others.
+                if waited, let done = try storedToken(ifDone: isDone) { return done }
                 if try storage.acquireRefreshLease(id: id, owner: owner, duration: Self.refreshLeaseDuration) {
                     return nil
                 }
-                if let isDone {
-                    let generation = vault?.keyGeneration  // before the read: a wipe from now on counts
-                    if let stored = try storage.storedToken(
-                        id: id, prompt: nil, authenticationContext: authenticationContext),
-                        isDone(stored)
-                    {
-                        return (stored, generation)
-                    }
-                }
+                if !waited, let done = try storedToken(ifDone: isDone) { return done }
                 let remaining = deadline - clock.now
                 guard remaining > .zero else {
                     throw CredentialError.storage(.storage("another process held the refresh lease too long"))
                 }
                 await storage.waitForChange(since: mark, timeout: min(remaining, Self.leaseRecheckInterval))
+                waited = true
             }
         } catch CredentialError.notFound {
             throw CredentialError.removed(id)
         }
+    }
+
+    /// The stored token with the key generation taken before it was read, if `isDone` accepts it.
+    private func storedToken(ifDone isDone: ((StoredToken) -> Bool)?) throws -> (StoredToken, VaultKeyGeneration?)? {
+        guard let isDone else { return nil }
+        let generation = vault?.keyGeneration  // before the read: a wipe from now on counts
+        guard let stored = try storage.storedToken(id: id, prompt: nil, authenticationContext: authenticationContext),
+            isDone(stored)
+        else { return nil }
+        return (stored, generation)
     }
 
     /// The kinds `type` revokes at the server, and whether each must be present (a named kind that

@@ -64,6 +64,24 @@ struct PostgresRecordStore: RecordStore {
             "INSERT INTO records (\(Self.columns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)", Self.values(of: row))
     }
 
+    /// As ``SQLiteRecordStore/insert(_:terms:)``: the row goes in with its term hashes in its own
+    /// `terms` column when its id is above the mark (a new record's always is), one statement
+    /// instead of an insert and an update of the same row.
+    func insert(_ row: RecordRow, terms: [[UInt8]]) throws {
+        let mark = try filedThrough()
+        guard let column = UnfiledTerms.column(terms), UnfiledTerms.isAbove(row.id, mark: mark) else {
+            try insert(row)
+            try addIndexEntries(terms.map { IndexEntry(term: $0, recordID: row.id) })
+            return
+        }
+        try db.run(
+            "INSERT INTO records (\(Self.columns), terms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+            Self.values(of: row) + [.bytea(column)])
+        if UnfiledTerms.fillsTheLimit(mark: mark, recordID: row.id), let largest = try largestRecordID() {
+            try fileAll(after: mark, through: largest)
+        }
+    }
+
     func update(_ row: RecordRow, expectedVersion: UInt64) throws {
         let changed = try db.run(
             "UPDATE records SET kind = $2, lookup = $3, domain = $4, policy = $5, version = $6, sealed = $7, "
@@ -119,10 +137,15 @@ struct PostgresRecordStore: RecordStore {
             "UPDATE records SET terms = $1 WHERE record_id = $2",
             [UnfiledTerms.column(terms).map { .bytea($0) } ?? .null, .bytea(recordID)])
         if UnfiledTerms.fillsTheLimit(mark: mark, recordID: recordID), let largest = try largestRecordID() {
-            try addIndexEntries(unfiledEntries(after: mark))
-            try db.run("UPDATE records SET terms = NULL WHERE record_id > $1 AND terms IS NOT NULL", [.bytea(mark)])
-            try setFiledThrough(largest)
+            try fileAll(after: mark, through: largest)
         }
+    }
+
+    /// Files the terms of every record above `mark` in `record_index` and moves the mark to `largest`.
+    private func fileAll(after mark: [UInt8], through largest: [UInt8]) throws {
+        try addIndexEntries(unfiledEntries(after: mark))
+        try db.run("UPDATE records SET terms = NULL WHERE record_id > $1 AND terms IS NOT NULL", [.bytea(mark)])
+        try setFiledThrough(largest)
     }
 
     func addIndexEntries(_ entries: [IndexEntry]) throws {

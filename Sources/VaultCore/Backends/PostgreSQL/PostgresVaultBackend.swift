@@ -57,11 +57,14 @@ final class PostgresVaultBackend: VaultBackend {
                 try PostgresSchema.lockSchema(db)
                 let result = try body(PostgresBackendTransaction(db))
                 // Moves the change stamp readers compare and, at commit, wakes every process waiting
-                // on the vault's channel; the table exists once `body` created it.
+                // on the vault's channel, if `body` wrote anything (it then has a transaction id): a
+                // write that found nothing to do, such as a refresh lease found taken, neither wakes
+                // the other waiters nor waits for the log to reach the disk. The table exists once
+                // `body` created it.
                 try db.run(
                     "WITH moved AS (UPDATE vault_header SET changes = changes + 1 WHERE singleton = 1 "
-                        + "RETURNING changes) SELECT pg_notify(\(PostgresSchema.changeChannel), changes::text) FROM moved"
-                )
+                        + "AND pg_current_xact_id_if_assigned() IS NOT NULL RETURNING changes) "
+                        + "SELECT pg_notify(\(PostgresSchema.changeChannel), changes::text) FROM moved")
                 return result
             }
         }
