@@ -341,12 +341,13 @@ struct PostgresVaultTests {
         let workers = try (0..<writers).map {
             try WorkerProcess.start(["set-retrying", file.path, keyFile.path, "w\($0)", "\(writes)"])
         }
-        // Each restart comes once the writers are under way again.
+        // Each restart comes once every writer has opened the vault and is writing (again).
         for progress in [20, 200] {
             let deadline = Date().addingTimeInterval(120)
-            while (try? vault.get(SecretKey<String>("w0/\(progress)"))) == nil && Date() < deadline {
-                usleep(10_000)
+            func underWay() -> Bool {
+                (0..<writers).allSatisfy { (try? vault.get(SecretKey<String>("w\($0)/\(progress)"))) != nil }
             }
+            while !underWay() && Date() < deadline { usleep(10_000) }
             try server.restart()
         }
         var retries = 0
