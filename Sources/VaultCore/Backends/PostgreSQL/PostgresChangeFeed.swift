@@ -26,6 +26,8 @@ final class PostgresChangeFeed: Sendable {
     private struct State {
         var count: UInt64 = 0
         var isStarted = false
+        /// Whether the thread's first attempt to listen has ended.
+        var hasAttempted = false
         var isStopped = false
         var nextWaiter: UInt64 = 0
         var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
@@ -50,15 +52,21 @@ final class PostgresChangeFeed: Sendable {
     ///
     /// - Returns: The mark to pass to ``wait(since:timeout:)``.
     func mark() -> UInt64 {
-        let start = state.withLock { state -> Bool in
+        let (start, attempted) = state.withLock { state -> (Bool, Bool) in
             defer { state.isStarted = true }
-            return !state.isStarted && !state.isStopped
+            return (!state.isStarted && !state.isStopped, state.hasAttempted || state.isStopped)
         }
         if start {
             let thread = Thread { [self] in listen() }
             thread.name = "tokenvault PostgreSQL change feed"
             thread.start()
-            _ = firstAttempt.wait(timeout: .now() + connectTimeout.dispatchInterval)
+        }
+        if !attempted {
+            // Every caller that comes before the first attempt ends waits for it, and passes the
+            // signal on to the next.
+            if firstAttempt.wait(timeout: .now() + connectTimeout.dispatchInterval) == .success {
+                firstAttempt.signal()
+            }
         }
         return state.withLock { $0.count }
     }
@@ -110,7 +118,7 @@ final class PostgresChangeFeed: Sendable {
                 }
                 if !signalledFirstAttempt {
                     signalledFirstAttempt = true
-                    firstAttempt.signal()
+                    endFirstAttempt()
                 }
                 if try connection?.nextNotification(timeout: Self.stopCheckInterval) != nil {
                     heard()
@@ -121,12 +129,18 @@ final class PostgresChangeFeed: Sendable {
                 heard()
                 if !signalledFirstAttempt {
                     signalledFirstAttempt = true
-                    firstAttempt.signal()
+                    endFirstAttempt()
                 }
                 Thread.sleep(forTimeInterval: 0.2)
             }
         }
         connection?.close()
+    }
+
+    /// Lets the callers of ``mark()`` waiting for the first attempt go on.
+    private func endFirstAttempt() {
+        state.withLock { $0.hasAttempted = true }
+        firstAttempt.signal()
     }
 
     /// Counts one change and wakes every waiter.
