@@ -191,8 +191,9 @@ public final class Vault: Sendable {
         try Self.translatingErrors {
             let held = try given ?? unlockedKeys()
             return try backend.write { db in
-                let keys = try currentKeys(held, in: db)
-                var transaction = try RecordTransaction(db: db, keys: keys, vaultID: vaultID)
+                let (epoch, format) = try db.epochAndFormatVersion()
+                let keys = try currentKeys(held, epoch: epoch, in: db)
+                var transaction = try RecordTransaction(db: db, keys: keys, vaultID: vaultID, format: format)
                 let result = try body(&transaction)
                 try transaction.commit()
                 return result
@@ -220,7 +221,11 @@ public final class Vault: Sendable {
     /// - Throws: ``VaultError/locked`` when that slot was removed or replaced (the unlock was
     ///   revoked), or the session no longer holds its private key; the vault is then locked.
     func currentKeys(_ keys: KeyRing, in db: any BackendReadTransaction) throws -> KeyRing {
-        let epoch = try db.epoch()
+        try currentKeys(keys, epoch: db.epoch(), in: db)
+    }
+
+    /// ``currentKeys(_:in:)`` for a transaction that has read the current `epoch` already.
+    func currentKeys(_ keys: KeyRing, epoch: UInt64, in db: any BackendReadTransaction) throws -> KeyRing {
         guard epoch != keys.epoch else { return keys }
         guard let access = keys.slot, let slot = try db.keySlots().first(where: { $0.id == access.id }), !slot.isLegacy,
             let payload = try slot.openGrant(with: access.keys, epoch: epoch, vaultID: vaultID)

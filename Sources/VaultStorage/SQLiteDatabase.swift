@@ -71,14 +71,16 @@ package final class SQLiteDatabase: Sendable {
     private func transaction<Result>(
         _ begin: String, _ body: (SQLiteConnection) throws -> Result
     ) throws -> Result {
+        // `run`, not `execute`: the connection keeps these statements prepared, where
+        // `sqlite3_exec` would parse and compile them again for every transaction.
         try connection.withLock { db in
-            try db.execute(begin)
+            try db.run(begin)
             do {
                 let result = try body(db)
-                try db.execute("COMMIT")
+                try db.run("COMMIT")
                 return result
             } catch {
-                try? db.execute("ROLLBACK")
+                try? db.run("ROLLBACK")
                 throw error
             }
         }

@@ -185,7 +185,7 @@ extension Vault {
     package func setDefaultTokenRecordID(_ id: String?) throws {
         try write { transaction in
             guard transaction.keys.scope == nil else { throw Self.outOfScope }
-            if let id, try transaction.row(lookup: tokenLookup(id, transaction.keys)) == nil {
+            if let id, try !transaction.records.containsRow(lookup: tokenLookup(id, transaction.keys)) {
                 throw VaultError.notFound("a token with this id")
             }
             try setDefaultTokenID(id, in: &transaction)
@@ -257,7 +257,7 @@ extension Vault {
     /// without seeing the default.
     private func defaultTokenID(in records: any RecordReader, keys: KeyRing) throws -> String? {
         guard let id = try namedDefault(in: records, keys: keys) else { return nil }
-        return try records.row(lookup: tokenLookup(id, keys)) == nil ? nil : id
+        return try records.containsRow(lookup: tokenLookup(id, keys)) ? id : nil
     }
 
     /// The id the default row names, stored or not.

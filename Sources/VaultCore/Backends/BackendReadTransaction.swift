@@ -26,6 +26,13 @@ protocol BackendReadTransaction {
     /// - Throws: ``VaultError/integrity(_:)`` when the header is missing, storage errors.
     func epoch() throws -> UInt64
 
+    /// The current key epoch and the format version, read together: what every write transaction
+    /// starts from.
+    ///
+    /// - Returns: The epoch and the version, as ``epoch()`` and ``formatVersion()`` return them.
+    /// - Throws: ``VaultError/integrity(_:)`` when the header is missing, storage errors.
+    func epochAndFormatVersion() throws -> (epoch: UInt64, formatVersion: Int)
+
     /// Every key slot of a kind this version knows, in slot id order.
     ///
     /// - Returns: The slots.
@@ -52,4 +59,11 @@ protocol BackendReadTransaction {
     ///   sound.
     /// - Throws: Storage errors.
     func structureProblems(limit: Int) throws -> String?
+}
+
+extension BackendReadTransaction {
+    /// ``epoch()`` then ``formatVersion()``, for a backend without a single read of both.
+    func epochAndFormatVersion() throws -> (epoch: UInt64, formatVersion: Int) {
+        (try epoch(), try formatVersion())
+    }
 }

@@ -107,6 +107,13 @@ package protocol RecordReader {
     /// - Throws: ``VaultError/integrity(_:)`` for a row of unknown kind; storage errors.
     func row(lookup: [UInt8]) throws -> RecordRow?
 
+    /// Whether a row is filed under a look-up tag, without reading the row itself.
+    ///
+    /// - Parameter lookup: The keyed look-up tag.
+    /// - Returns: `true` when a row carries the tag.
+    /// - Throws: Storage errors.
+    func containsRow(lookup: [UInt8]) throws -> Bool
+
     /// Every row, in record id order.
     ///
     /// - Returns: The rows.
@@ -198,5 +205,12 @@ extension RecordStore {
     package func insert(_ row: RecordRow, terms: [[UInt8]]) throws {
         try insert(row)
         if !terms.isEmpty { try fileTerms(terms, removing: [], of: row.id) }
+    }
+}
+
+extension RecordReader {
+    /// ``row(lookup:)`` is not `nil`, for a store without a cheaper test.
+    package func containsRow(lookup: [UInt8]) throws -> Bool {
+        try row(lookup: lookup) != nil
     }
 }

@@ -24,12 +24,13 @@ struct RecordTransaction {
     private var groups: [[UInt8]: String] = [:]
     private var knowsAllGroups = false
 
-    init(db: any BackendWriteTransaction, keys: KeyRing, vaultID: [UInt8]) throws {
+    /// A transaction over `db`, of the file's format version `format` (read from `db` when `nil`).
+    init(db: any BackendWriteTransaction, keys: KeyRing, vaultID: [UInt8], format: Int? = nil) throws {
         self.db = db
         self.store = db.recordStore
         self.keys = keys
         self.vaultID = vaultID
-        self.format = try db.formatVersion()
+        self.format = try format ?? db.formatVersion()
     }
 
     func row(lookup: [UInt8]) throws -> RecordRow? {

@@ -25,6 +25,10 @@ struct SQLiteBackendTransaction: BackendWriteTransaction {
         try SQLiteSchema.epoch(db)
     }
 
+    func epochAndFormatVersion() throws -> (epoch: UInt64, formatVersion: Int) {
+        try SQLiteSchema.epochAndFormatVersion(db)
+    }
+
     func keySlots() throws -> [KeySlot] {
         try KeySlot.all(in: db)
     }

@@ -23,6 +23,12 @@ package struct SQLiteRecordStore: RecordStore {
         try db.queryFirst("SELECT \(Self.columns) FROM records WHERE lookup = ?", [.blob(lookup)], row: Self.row)
     }
 
+    /// Whether a row carries the look-up tag: answered from the tag's unique index alone, without
+    /// reading the row (a token's is a few KiB) or mapping it.
+    package func containsRow(lookup: [UInt8]) throws -> Bool {
+        try db.queryFirst("SELECT 1 FROM records WHERE lookup = ?", [.blob(lookup)]) { _ in true } ?? false
+    }
+
     /// The row with a record id (the primary key).
     package func row(id: [UInt8]) throws -> RecordRow? {
         try db.queryFirst("SELECT \(Self.columns) FROM records WHERE record_id = ?", [.blob(id)], row: Self.row)

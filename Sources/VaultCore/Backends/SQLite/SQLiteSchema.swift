@@ -147,6 +147,16 @@ enum SQLiteSchema {
         return UInt64(bitPattern: epoch)
     }
 
+    /// ``epoch(_:)`` and ``formatVersion(_:)`` in one statement.
+    static func epochAndFormatVersion(_ db: SQLiteConnection) throws -> (epoch: UInt64, formatVersion: Int) {
+        guard
+            let header = try db.queryFirst(
+                "SELECT epoch, format_version FROM vault_header WHERE singleton = 1",
+                row: { (epoch: UInt64(bitPattern: $0.integer(0)), formatVersion: Int($0.integer(1))) })
+        else { throw VaultError.integrity("the vault header is missing") }
+        return header
+    }
+
     /// Adds the version 2 columns to a version 1 file, so its slots can be read with the same query.
     ///
     /// The new columns are nullable and unused by version 1, so a version 1 reader still opens the
