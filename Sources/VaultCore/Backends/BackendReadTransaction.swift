@@ -60,10 +60,3 @@ protocol BackendReadTransaction {
     /// - Throws: Storage errors.
     func structureProblems(limit: Int) throws -> String?
 }
-
-extension BackendReadTransaction {
-    /// ``epoch()`` then ``formatVersion()``, for a backend without a single read of both.
-    func epochAndFormatVersion() throws -> (epoch: UInt64, formatVersion: Int) {
-        (try epoch(), try formatVersion())
-    }
-}

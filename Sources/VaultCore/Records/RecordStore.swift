@@ -199,18 +199,3 @@ package struct IndexEntry: Hashable, Comparable {
             ? lhs.recordID.lexicographicallyPrecedes(rhs.recordID) : lhs.term.lexicographicallyPrecedes(rhs.term)
     }
 }
-
-extension RecordStore {
-    /// Inserts the row, then files its terms.
-    package func insert(_ row: RecordRow, terms: [[UInt8]]) throws {
-        try insert(row)
-        if !terms.isEmpty { try fileTerms(terms, removing: [], of: row.id) }
-    }
-}
-
-extension RecordReader {
-    /// ``row(lookup:)`` is not `nil`, for a store without a cheaper test.
-    package func containsRow(lookup: [UInt8]) throws -> Bool {
-        try row(lookup: lookup) != nil
-    }
-}

@@ -38,6 +38,13 @@ struct PostgresBackendTransaction: BackendWriteTransaction {
         return UInt64(bitPattern: try row.int8(0))
     }
 
+    func epochAndFormatVersion() throws -> (epoch: UInt64, formatVersion: Int) {
+        guard let row = try db.queryFirst("SELECT epoch, format_version FROM vault_header WHERE singleton = 1") else {
+            throw VaultError.integrity("the vault header is missing")
+        }
+        return (UInt64(bitPattern: try row.int8(0)), Int(try row.int8(1)))
+    }
+
     func keySlots() throws -> [KeySlot] {
         try KeySlot.all(in: db)
     }

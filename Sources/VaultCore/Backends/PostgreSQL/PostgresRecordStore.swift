@@ -24,6 +24,12 @@ struct PostgresRecordStore: RecordStore {
         try db.queryFirst("SELECT \(Self.columns) FROM records WHERE lookup = $1", [.bytea(lookup)]).map(Self.row)
     }
 
+    /// Whether a row carries the look-up tag: answered from the tag's unique index, without sending
+    /// the row (a token's is a few KiB).
+    func containsRow(lookup: [UInt8]) throws -> Bool {
+        try db.queryFirst("SELECT 1::int8 FROM records WHERE lookup = $1", [.bytea(lookup)]) != nil
+    }
+
     func row(id: [UInt8]) throws -> RecordRow? {
         try db.queryFirst("SELECT \(Self.columns) FROM records WHERE record_id = $1", [.bytea(id)]).map(Self.row)
     }
