@@ -91,6 +91,22 @@ struct PostgresVaultTests {
         #expect(try vault.get(SecretKey<Int>("n")) == 1)
     }
 
+    /// A write transaction that changed no row (a lease found taken) notifies no one, where one
+    /// that wrote does: another vault's wait times out on the first and ends on the second.
+    @Test func onlyAWriteThatChangedARowNotifies() async throws {
+        let connection = try PostgresTestServer.makeVaultSchema()
+        let writer = try create(connection)
+        let listener = try Vault.open(postgres: connection, unlock: unlock)
+        #expect(try writer.acquireLease("held", owner: "first", duration: 600))
+        let mark = listener.changeMark()
+        #expect(try !writer.acquireLease("held", owner: "second", duration: 600))
+        await listener.waitForChange(since: mark, timeout: .milliseconds(500))
+        #expect(listener.changeMark() == mark)
+        try writer.set(1, for: SecretKey<Int>("written"))
+        await listener.waitForChange(since: mark, timeout: .seconds(120))
+        #expect(listener.changeMark() != mark)
+    }
+
     /// The token listing cache trusts an unchanged stamp: the server's change counter must move with
     /// every commit of any connection.
     @Test func aListingSeesEveryWriteOfAnotherConnection() throws {
