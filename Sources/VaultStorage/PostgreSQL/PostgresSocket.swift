@@ -2,7 +2,7 @@ import Foundation
 
 /// The one system call the PostgreSQL wrapper makes itself: waiting for a connection's socket to
 /// become readable.
-enum PostgresSocket {
+package enum PostgresSocket {
     /// Waits until `descriptor` has something to read (data, or the end of the stream).
     ///
     /// - Parameters:
@@ -24,8 +24,8 @@ enum PostgresSocket {
     }
 
     /// `duration` in whole milliseconds, rounded up (so a wait never ends early), saturating
-    /// instead of overflowing.
-    static func milliseconds(_ duration: Duration) -> Int64 {
+    /// instead of overflowing. Every PostgreSQL wait takes its timeout through this.
+    package static func milliseconds(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components
         guard seconds >= 0 else { return 0 }
         let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1000)

@@ -64,7 +64,7 @@ final class PostgresChangeFeed: Sendable {
         if !attempted {
             // Every caller that comes before the first attempt ends waits for it, and passes the
             // signal on to the next.
-            if firstAttempt.wait(timeout: .now() + connectTimeout.dispatchInterval) == .success {
+            if firstAttempt.wait(timeout: Self.deadline(after: connectTimeout)) == .success {
                 firstAttempt.signal()
             }
         }
@@ -85,7 +85,7 @@ final class PostgresChangeFeed: Sendable {
                 return state.nextWaiter
             }
             guard let id else { return continuation.resume() }
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeout.dispatchInterval) { [self] in
+            DispatchQueue.global().asyncAfter(deadline: Self.deadline(after: timeout)) { [self] in
                 state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
             }
         }
@@ -93,18 +93,12 @@ final class PostgresChangeFeed: Sendable {
 
     /// Stops the thread (within a fraction of a second) and wakes every waiter. Safe to call twice.
     func stop() {
-        let waiters = state.withLock { state in
-            state.isStopped = true
-            defer { state.waiters = [:] }
-            return Array(state.waiters.values)
-        }
-        for waiter in waiters { waiter.resume() }
+        wakeAll { $0.isStopped = true }
     }
 
     /// The thread: listens, counts what it hears, and listens again after a lost connection.
     private func listen() {
         var connection: PostgresConnection?
-        var signalledFirstAttempt = false
         while !state.withLock({ $0.isStopped }) {
             do {
                 if connection == nil {
@@ -115,9 +109,6 @@ final class PostgresChangeFeed: Sendable {
                     try opened.listen(try channel.text(0))
                     connection = opened
                     heard()
-                }
-                if !signalledFirstAttempt {
-                    signalledFirstAttempt = true
                     endFirstAttempt()
                 }
                 if try connection?.nextNotification(timeout: Self.stopCheckInterval) != nil {
@@ -127,40 +118,39 @@ final class PostgresChangeFeed: Sendable {
                 connection?.close()
                 connection = nil
                 heard()
-                if !signalledFirstAttempt {
-                    signalledFirstAttempt = true
-                    endFirstAttempt()
-                }
+                endFirstAttempt()
                 Thread.sleep(forTimeInterval: 0.2)
             }
         }
         connection?.close()
     }
 
-    /// Lets the callers of ``mark()`` waiting for the first attempt go on.
+    /// Lets the callers of ``mark()`` waiting for the first attempt go on, the first time only.
     private func endFirstAttempt() {
-        state.withLock { $0.hasAttempted = true }
-        firstAttempt.signal()
+        let first = state.withLock { state in
+            defer { state.hasAttempted = true }
+            return !state.hasAttempted
+        }
+        if first { firstAttempt.signal() }
     }
 
     /// Counts one change and wakes every waiter.
     private func heard() {
+        wakeAll { $0.count &+= 1 }
+    }
+
+    /// Applies `change` to the state and resumes every waiter, in one step.
+    private func wakeAll(_ change: (inout State) -> Void) {
         let waiters = state.withLock { state in
-            state.count &+= 1
+            change(&state)
             defer { state.waiters = [:] }
             return Array(state.waiters.values)
         }
         for waiter in waiters { waiter.resume() }
     }
-}
 
-extension Duration {
-    /// The duration in whole microseconds, rounded up and saturating, as Dispatch takes it.
-    fileprivate var dispatchInterval: DispatchTimeInterval {
-        let (seconds, attoseconds) = components
-        let microseconds = seconds.multipliedReportingOverflow(by: 1_000_000)
-        guard !microseconds.overflow else { return .never }
-        return .microseconds(
-            Int(clamping: microseconds.partialValue + (attoseconds + 999_999_999_999) / 1_000_000_000_000))
+    /// A dispatch deadline `timeout` from now, rounded up to whole milliseconds.
+    private static func deadline(after timeout: Duration) -> DispatchTime {
+        .now() + .milliseconds(Int(clamping: PostgresSocket.milliseconds(timeout)))
     }
 }
