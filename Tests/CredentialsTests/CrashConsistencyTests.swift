@@ -71,15 +71,8 @@ import TokenVault
             let (vault, url, keyFile) = try TestVaults.keyFileVault(in: directory)
             return (vault, url, keyFile, { try Vault.open(at: url, unlock: .keyFile(keyFile)) })
         }
-        let keyFile = directory.url.appendingPathComponent("vault.key")
-        try KeyFile.generate(at: keyFile)
-        let connection = try PostgresTestServer.makeVaultSchema()
-        let vault = try Vault.create(
-            postgres: connection, unlock: .keyFile(keyFile), keyDerivation: TestVaults.fastKeyDerivation)
-        return (
-            vault, PostgresTestServer.connectionFile(connection, in: directory.url), keyFile,
-            { try Vault.open(postgres: connection, unlock: .keyFile(keyFile)) }
-        )
+        let (vault, connection, workerPath, keyFile) = try PostgresTestServer.keyFileVault(in: directory)
+        return (vault, workerPath, keyFile, { try Vault.open(postgres: connection, unlock: .keyFile(keyFile)) })
     }
 
     /// Reads the worker's output until it has acknowledged `acknowledgements` operations, waits

@@ -1,4 +1,5 @@
 import Foundation
+import TokenVault
 import VaultStorage
 
 extension PostgresTestServer {
@@ -49,6 +50,27 @@ extension PostgresTestServer {
         _ = FileManager.default.createFile(
             atPath: file.path, contents: Data(connection.utf8), attributes: [.posixPermissions: 0o600])
         return file
+    }
+}
+
+extension PostgresTestServer {
+    /// A vault in PostgreSQL unlocked by a new key file, as ``TestVaults/keyFileVault(in:)`` makes a
+    /// vault file, for tests whose worker processes open it too.
+    ///
+    /// - Parameters:
+    ///   - directory: Where the key file and the `.pgconn` file go.
+    ///   - connection: The schema to create it in; a new schema of the shared server by default.
+    /// - Returns: The vault, its connection string, the `.pgconn` file a worker opens it by, and the key file.
+    /// - Throws: Why the server is unavailable; ``PostgresError``; what `Vault.create(postgres:)` throws.
+    package static func keyFileVault(
+        in directory: TemporaryDirectory, connection: String? = nil
+    ) throws -> (vault: Vault, connection: String, workerPath: URL, keyFile: URL) {
+        let keyFile = directory.file("vault.key")
+        try KeyFile.generate(at: keyFile)
+        let connection = try connection ?? makeVaultSchema()
+        let vault = try Vault.create(
+            postgres: connection, unlock: .keyFile(keyFile), keyDerivation: TestVaults.fastKeyDerivation)
+        return (vault, connection, connectionFile(connection, in: directory.url), keyFile)
     }
 }
 

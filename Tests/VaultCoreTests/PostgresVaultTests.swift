@@ -46,11 +46,7 @@ struct PostgresVaultTests {
 
     @Test func processesOfAFleetNeverLoseAnUpdate() throws {
         let directory = TemporaryDirectory()
-        let keyFile = directory.url.appendingPathComponent("vault.key")
-        try KeyFile.generate(at: keyFile)
-        let connection = try PostgresTestServer.makeVaultSchema()
-        let vault = try Vault.create(postgres: connection, unlock: .keyFile(keyFile))
-        let connectionFile = PostgresTestServer.connectionFile(connection, in: directory.url)
+        let (vault, _, connectionFile, keyFile) = try PostgresTestServer.keyFileVault(in: directory)
         let processes = 3
         let increments = 30
         let workers = try (0..<processes).map { _ in
@@ -72,18 +68,11 @@ struct PostgresVaultTests {
     /// moved, where a wait that only timed out would leave the mark as it was.
     @Test func aWaitForChangeEndsWhenAnotherProcessCommits() async throws {
         let directory = TemporaryDirectory()
-        let keyFile = directory.url.appendingPathComponent("vault.key")
-        try KeyFile.generate(at: keyFile)
-        let connection = try PostgresTestServer.makeVaultSchema()
-        let vault = try Vault.create(postgres: connection, unlock: .keyFile(keyFile))
+        let (vault, _, workerPath, keyFile) = try PostgresTestServer.keyFileVault(in: directory)
         let mark = vault.changeMark()
         await vault.waitForChange(since: mark, timeout: .milliseconds(50))
         #expect(vault.changeMark() == mark)  // nothing was written: the wait timed out
-        let worker = try WorkerProcess.start(
-            [
-                "increment", PostgresTestServer.connectionFile(connection, in: directory.url).path, keyFile.path, "n",
-                "1",
-            ])
+        let worker = try WorkerProcess.start(["increment", workerPath.path, keyFile.path, "n", "1"])
         await vault.waitForChange(since: mark, timeout: .seconds(120))
         #expect(vault.changeMark() != mark)
         let (status, output) = WorkerProcess.finish(worker)
@@ -346,12 +335,8 @@ struct PostgresVaultTests {
         let server = try PostgresTestServer()
         defer { server.stop() }
         let directory = TemporaryDirectory()
-        let keyFile = directory.url.appendingPathComponent("vault.key")
-        try KeyFile.generate(at: keyFile)
-        let connection = try server.makeVaultSchema()
-        let vault = try Vault.create(
-            postgres: connection, unlock: .keyFile(keyFile), keyDerivation: TestVaults.fastKeyDerivation)
-        let file = PostgresTestServer.connectionFile(connection, in: directory.url)
+        let (vault, connection, file, keyFile) = try PostgresTestServer.keyFileVault(
+            in: directory, connection: try server.makeVaultSchema())
         let writers = 3
         let writes = 400
         let workers = try (0..<writers).map {
