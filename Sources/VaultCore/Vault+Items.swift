@@ -107,11 +107,14 @@ extension Vault {
 
     /// The value bytes of the item `locate` finds and opens in a read transaction, or `nil` when it
     /// finds none. Proofs are asked for after the transaction: a prompt must not hold the vault.
+    /// `lookups` names the tags `locate` reads, fetched ahead (``read(prefetching:_:)``).
     func readItemValue(
         authenticationContext: (any AuthenticationContext)?, prompt: String?,
+        prefetching lookups: (KeyRing) -> [[UInt8]],
         locate: (any RecordReader, KeyRing) throws -> (RecordRow, ItemEnvelope)?
     ) throws -> [UInt8]? {
-        let found = try read { records, keys -> (RecordRow, ItemEnvelope, [AuthenticationFactor: FactorRecord])? in
+        let found = try read(prefetching: lookups) {
+            records, keys -> (RecordRow, ItemEnvelope, [AuthenticationFactor: FactorRecord])? in
             guard let (row, envelope) = try locate(records, keys) else { return nil }
             guard case .accessControlled = envelope.content else { return (row, envelope, [:]) }
             return (row, envelope, try FactorStore.records(in: records, keys: keys, vaultID: vaultID))

@@ -206,6 +206,30 @@ public final class Vault: Sendable {
         try readConnection { db, keys in try body(db.records, keys) }
     }
 
+    /// ``read(_:)`` for a `body` that looks rows up by tag: the rows of the tags `lookups` names
+    /// are fetched first with the key epoch, in one round trip where the backend can
+    /// (``VaultBackend/epochAndRows(lookups:)``), and `body` runs on them. When the epoch moved
+    /// (the vault was re-keyed) or `body` reads anything else, it runs again in a ``read(_:)``
+    /// transaction, so it must only read.
+    func read<Result>(
+        prefetching lookups: (KeyRing) -> [[UInt8]], _ body: (any RecordReader, KeyRing) throws -> Result
+    ) throws -> Result {
+        let prefetched = try Self.translatingErrors { () throws -> Result? in
+            let held = try unlockedKeys()
+            let wanted = lookups(held)
+            guard let snapshot = try backend.epochAndRows(lookups: wanted), snapshot.epoch == held.epoch else {
+                return nil
+            }
+            do {
+                return try body(PrefetchedRecords(lookups: wanted, rows: snapshot.rows), held)
+            } catch is PrefetchedRecords.Miss {
+                return nil
+            }
+        }
+        if let prefetched { return prefetched }
+        return try read(body)
+    }
+
     /// Runs `body` on one consistent snapshot of the whole vault, for what reads more than records
     /// (key slots, the header, the storage's structure).
     func readConnection<Result>(_ body: (any BackendReadTransaction, KeyRing) throws -> Result) throws -> Result {

@@ -44,6 +44,42 @@ struct PostgresVaultTests {
         #expect(try first.verify().keySlotCount == 2)
     }
 
+    /// A get by name reads the epoch and its rows in one statement: a get through another unlock
+    /// after a rotation must still see the new key epoch and follow it, and one whose slot was
+    /// removed must lock, for tokens in an access group as for secrets.
+    @Test func aGetByNameFollowsARotationByAnotherVaultAndLocksWhenItsSlotIsRemoved() throws {
+        let directory = TemporaryDirectory()
+        let connection = try PostgresTestServer.makeVaultSchema()
+        let owner = try create(connection)
+        let keyFile = directory.file("service.key")
+        try KeyFile.generate(at: keyFile)
+        try owner.addUnlock(.keyFile(keyFile))
+        let service = try Vault.open(postgres: connection, unlock: .keyFile(keyFile))
+        let secret = SecretKey<String>("api key", policy: VaultPolicy(accessGroup: "team"))
+        try service.set("before", for: secret)
+        _ = try service.insertTokenRecord(
+            id: "grouped", metadata: [1], terms: [], secret: Array("token bytes".utf8),
+            policy: VaultPolicy(accessGroup: "team"), defaultIfNone: false)
+        #expect(try service.tokenRecordSecret(id: "grouped", authenticationContext: nil, prompt: nil)?.count == 11)
+
+        try owner.changeUnlock(
+            from: unlock, to: .passphrase("a rotated passphrase"), keyDerivation: TestVaults.fastKeyDerivation)
+        #expect(try service.get(secret) == "before")
+        #expect(
+            try service.tokenRecordSecret(id: "grouped", authenticationContext: nil, prompt: nil)
+                == Array("token bytes".utf8))
+        #expect(try service.tokenRecordMetadata(id: "grouped")?.id == "grouped")
+        #expect(try service.tokenRecordMetadata(id: "missing") == nil)
+        try owner.set("after", for: secret)
+        #expect(try service.get(secret) == "after")
+
+        try owner.removeUnlock(.keyFile(keyFile))
+        #expect(throws: VaultError.locked) {
+            try service.tokenRecordSecret(id: "grouped", authenticationContext: nil, prompt: nil)
+        }
+        #expect(service.isLocked)
+    }
+
     @Test func processesOfAFleetNeverLoseAnUpdate() throws {
         let directory = TemporaryDirectory()
         let (vault, _, connectionFile, keyFile) = try PostgresTestServer.keyFileVault(in: directory)

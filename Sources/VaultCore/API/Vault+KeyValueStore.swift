@@ -47,7 +47,9 @@ extension Vault {
     public func get<Value: Codable & Sendable>(
         _ key: SecretKey<Value>, authenticationContext: (any AuthenticationContext)?, prompt: String? = nil
     ) throws -> Value? {
-        let value = try readItemValue(authenticationContext: authenticationContext, prompt: prompt) { records, keys in
+        let value = try readItemValue(
+            authenticationContext: authenticationContext, prompt: prompt, prefetching: { keys in [lookup(key, keys)] }
+        ) { records, keys in
             guard let row = try item(lookup(key, keys), group: key.policy.accessGroup, in: records, keys: keys) else {
                 return nil
             }

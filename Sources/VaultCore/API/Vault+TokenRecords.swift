@@ -94,7 +94,7 @@ extension Vault {
     ///
     /// - Throws: ``VaultError/accessDenied(_:)`` for a token of a group outside a scoped unlock.
     package func tokenRecordMetadata(id: String) throws -> TokenRecordMetadata? {
-        try read { records, keys in
+        try read(prefetching: { keys in [tokenLookup(id, keys), GroupDirectory.lookup(keys)] }) { records, keys in
             guard let row = try records.row(lookup: tokenLookup(id, keys)) else { return nil }
             return try metadata(of: row, groups: candidateGroups(in: records, keys: keys), keys: keys)
         }
@@ -127,7 +127,10 @@ extension Vault {
         id: String, authenticationContext: (any AuthenticationContext)?, prompt: String?
     ) throws -> (metadata: TokenRecordMetadata, secret: [UInt8])? {
         var found: TokenRecordMetadata?
-        let secret = try readItemValue(authenticationContext: authenticationContext, prompt: prompt) { records, keys in
+        let secret = try readItemValue(
+            authenticationContext: authenticationContext, prompt: prompt,
+            prefetching: { keys in [tokenLookup(id, keys), GroupDirectory.lookup(keys)] }
+        ) { records, keys in
             guard let row = try records.row(lookup: tokenLookup(id, keys)) else { return nil }
             let (envelope, domain) = try openToken(row, groups: candidateGroups(in: records, keys: keys), keys: keys)
             found = TokenRecordMetadata(envelope, domain: domain, row: row)

@@ -30,6 +30,15 @@ protocol VaultBackend: Sendable {
     /// - Throws: What `body` throws, and the backend's storage errors.
     func write<Result>(_ body: (any BackendWriteTransaction) throws -> Result) throws -> Result
 
+    /// The key epoch and the rows carrying any of `lookups`, from one snapshot and in one round trip:
+    /// what a get by name reads, for a backend where each statement of a ``read(_:)`` transaction
+    /// costs a round trip to a server.
+    ///
+    /// - Parameter lookups: The look-up tags to fetch.
+    /// - Returns: `nil` when a ``read(_:)`` transaction costs no more (a file), so callers read as usual.
+    /// - Throws: The backend's storage errors.
+    func epochAndRows(lookups: [[UInt8]]) throws -> (epoch: UInt64, rows: [RecordRow])?
+
     /// A mark of the other processes' commits this process has heard of so far: take it before
     /// looking at what another process may change, then pass it to ``waitForChange(since:timeout:)``.
     ///
@@ -50,4 +59,11 @@ protocol VaultBackend: Sendable {
     /// Releases the backend's connections after any transaction running on them ends; later
     /// transactions fail with a storage error. Never fails.
     func close()
+}
+
+extension VaultBackend {
+    /// `nil`: a ``read(_:)`` transaction is as cheap.
+    func epochAndRows(lookups: [[UInt8]]) throws -> (epoch: UInt64, rows: [RecordRow])? {
+        nil
+    }
 }

@@ -30,6 +30,26 @@ struct PostgresRecordStore: RecordStore {
         try db.queryFirst("SELECT 1::int8 FROM records WHERE lookup = $1", [.bytea(lookup)]) != nil
     }
 
+    /// The header's key epoch and the rows carrying any of `lookups`, in one statement: run outside
+    /// a transaction block, it reads one snapshot.
+    ///
+    /// - Throws: ``VaultError/integrity(_:)`` when the header is missing, `PostgresError`.
+    func epochAndRows(lookups: [[UInt8]]) throws -> (epoch: UInt64, rows: [RecordRow]) {
+        let placeholders = lookups.indices.map { "$\($0 + 1)" }.joined(separator: ", ")
+        let matching = lookups.isEmpty ? "false" : "records.lookup IN (\(placeholders))"
+        let found = try db.query(
+            "SELECT \(Self.qualifiedColumns), vault_header.epoch FROM vault_header "
+                + "LEFT JOIN records ON \(matching) WHERE vault_header.singleton = 1",
+            lookups.map { .bytea($0) })
+        guard let first = found.first else { throw VaultError.integrity("the vault header is missing") }
+        let epoch = UInt64(bitPattern: try first.int8(8))
+        return (epoch, try found.filter { !$0.isNull(0) }.map(Self.row))
+    }
+
+    /// ``columns``, each named with its table, for a join.
+    private static let qualifiedColumns = columns.split(separator: ", ").map { "records.\($0)" }.joined(
+        separator: ", ")
+
     func row(id: [UInt8]) throws -> RecordRow? {
         try db.queryFirst("SELECT \(Self.columns) FROM records WHERE record_id = $1", [.bytea(id)]).map(Self.row)
     }

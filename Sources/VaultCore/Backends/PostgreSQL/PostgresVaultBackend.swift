@@ -70,6 +70,13 @@ final class PostgresVaultBackend: VaultBackend {
         }
     }
 
+    /// One statement outside a transaction block, so one snapshot and one round trip, instead of the
+    /// five of a ``read(_:)`` transaction (begin, epoch, two look-ups, commit).
+    func epochAndRows(lookups: [[UInt8]]) throws -> (epoch: UInt64, rows: [RecordRow])? {
+        try pool.withConnection(timeout: lockTimeout) { db in try PostgresRecordStore(db).epochAndRows(lookups: lookups)
+        }
+    }
+
     func changeMark() -> UInt64 {
         changes.mark()
     }
