@@ -224,7 +224,7 @@ package final class PostgresConnection {
         message.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
     }
 
-    private static func rows(of result: OpaquePointer) throws -> [PostgresRow] {
+    static func rows(of result: OpaquePointer) throws -> [PostgresRow] {
         let columnCount = PQnfields(result)
         let columns = (0..<columnCount).map { String(cString: PQfname(result, $0)) }
         let types = (0..<columnCount).map { PQftype(result, $0) }
