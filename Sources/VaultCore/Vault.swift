@@ -185,12 +185,17 @@ public final class Vault: Sendable {
     // MARK: Transactions
 
     /// Runs `body` in a write transaction whose record changes update the integrity digest.
+    ///
+    /// - Parameters:
+    ///   - rerunnable: Whether `body` only reads and writes the vault, so it may run more than once:
+    ///     the backend may then run it ahead on what it knows and commit in one round trip
+    ///     (``VaultBackend/writeAhead(_:)``). Never for a body that calls the caller's closures.
     func write<Result>(
-        keys given: KeyRing? = nil, _ body: (inout RecordTransaction) throws -> Result
+        keys given: KeyRing? = nil, rerunnable: Bool = false, _ body: (inout RecordTransaction) throws -> Result
     ) throws -> Result {
         try Self.translatingErrors {
             let held = try given ?? unlockedKeys()
-            return try backend.write { db in
+            func run(_ db: any BackendWriteTransaction) throws -> Result {
                 let (epoch, format) = try db.epochAndFormatVersion()
                 let keys = try currentKeys(held, epoch: epoch, in: db)
                 var transaction = try RecordTransaction(db: db, keys: keys, vaultID: vaultID, format: format)
@@ -198,6 +203,7 @@ public final class Vault: Sendable {
                 try transaction.commit()
                 return result
             }
+            return try rerunnable ? backend.writeAhead(run) : backend.write(run)
         }
     }
 
@@ -251,7 +257,10 @@ public final class Vault: Sendable {
     /// ``currentKeys(_:in:)`` for a transaction that has read the current `epoch` already.
     func currentKeys(_ keys: KeyRing, epoch: UInt64, in db: any BackendReadTransaction) throws -> KeyRing {
         guard epoch != keys.epoch else { return keys }
-        guard let access = keys.slot, let slot = try db.keySlots().first(where: { $0.id == access.id }), !slot.isLegacy,
+        // The slots are read before anything is concluded: a write run ahead, which cannot read
+        // them, stops here instead of locking on an epoch it only remembered.
+        let slots = try db.keySlots()
+        guard let access = keys.slot, let slot = slots.first(where: { $0.id == access.id }), !slot.isLegacy,
             let payload = try slot.openGrant(with: access.keys, epoch: epoch, vaultID: vaultID)
         else {
             // The unlock was revoked: lock, as lock() does, unless another call already moved on.

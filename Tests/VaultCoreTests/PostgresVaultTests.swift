@@ -80,6 +80,45 @@ struct PostgresVaultTests {
         #expect(service.isLocked)
     }
 
+    /// A write that may run twice is first run on what the vault knows from its own last write and
+    /// sent in one round trip; when another vault wrote in between, the guard on the change counter
+    /// must stop it and it must run again in a transaction, so nothing is lost or written twice.
+    @Test func writesSentInOneRoundTripNeverMissAnotherVaultsWrite() throws {
+        let connection = try PostgresTestServer.makeVaultSchema()
+        let first = try create(connection)
+        let second = try Vault.open(postgres: connection, unlock: unlock)
+        let key = SecretKey<String>("shared")
+        try first.set("a", for: key)  // a transaction: nothing known yet
+        try first.set("b", for: key)  // ahead, in one round trip
+        #expect(first.writesAheadForTesting?.committed == 1)
+        try second.set("c", for: SecretKey<String>("second's"))
+        try first.set("d", for: key)  // ahead on a stale state: refused, then a transaction
+        #expect(first.writesAheadForTesting?.rerun == 1)
+        for step in 0..<6 {
+            let writer = step.isMultiple(of: 2) ? first : second
+            _ = try writer.insertTokenRecord(
+                id: "token \(step)", metadata: [UInt8(step)], terms: [IndexTerm(field: "tag", value: "t")],
+                secret: [UInt8(step)], policy: VaultPolicy(), defaultIfNone: true)
+            try writer.set("\(step)", for: key)
+        }
+        _ = try first.removeTokenRecord(id: "token 0")
+        _ = try first.removeTokenRecord(id: "token 2")
+        #expect(throws: VaultError.alreadyExists("a token with this id")) {
+            _ = try first.insertTokenRecord(
+                id: "token 4", metadata: [], terms: [], secret: [], policy: VaultPolicy(), defaultIfNone: false)
+        }
+
+        #expect(try #require(first.writesAheadForTesting).rerun >= 2)
+        for vault in [first, second] {
+            #expect(try vault.get(key) == "5")
+            #expect(try vault.get(SecretKey<String>("second's")) == "c")
+            #expect(
+                try vault.allTokenRecordMetadata().map(\.id).sorted() == ["token 1", "token 3", "token 4", "token 5"])
+            #expect(try vault.defaultTokenRecordID() == nil)  // "token 0" was the default, and went
+            #expect(try vault.verify().recordCount == 7)  // and the default's pointer, now empty
+        }
+    }
+
     @Test func processesOfAFleetNeverLoseAnUpdate() throws {
         let directory = TemporaryDirectory()
         let (vault, _, connectionFile, keyFile) = try PostgresTestServer.keyFileVault(in: directory)

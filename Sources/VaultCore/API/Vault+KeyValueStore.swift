@@ -17,7 +17,7 @@ extension Vault {
         let encoded = try Self.encode(value)
         if let group = key.policy.accessGroup { try Self.checkGroupName(group) }
         let device = key.policy.accessibility.isDeviceBound ? try deviceSecret(creating: true) : nil
-        try write { transaction in
+        try write(rerunnable: true) { transaction in
             try store(encoded, for: key, device: device, in: &transaction)
         }
     }
@@ -75,7 +75,7 @@ extension Vault {
     /// - Parameter key: The typed name.
     /// - Throws: ``VaultError/locked``, ``VaultError/accessDenied(_:)``, ``VaultError/storage(_:)``.
     public func remove<Value>(_ key: SecretKey<Value>) throws {
-        try write { transaction in
+        try write(rerunnable: true) { transaction in
             guard transaction.keys.isInScope(key.policy.accessGroup) else { throw Self.outOfScope }
             if let row = try transaction.row(lookup: lookup(key, transaction.keys)) {
                 try transaction.delete(row)

@@ -27,7 +27,7 @@ extension Vault {
     /// - Throws: ``VaultError/accessDenied(_:)`` through a scoped unlock.
     package func acquireLease(_ name: String, owner: String, duration: TimeInterval, now: Date = Date()) throws -> Bool
     {
-        try write { transaction in
+        try write(rerunnable: true) { transaction in
             guard transaction.keys.scope == nil else { throw Self.outOfScope }
             return try takeLease(name, group: nil, owner: owner, duration: duration, now: now, in: &transaction)
         }
@@ -48,7 +48,7 @@ extension Vault {
     package func acquireTokenRefreshLease(
         id: String, owner: String, duration: TimeInterval, now: Date = Date()
     ) throws -> Bool {
-        try write { transaction in
+        try write(rerunnable: true) { transaction in
             guard let group = try tokenGroup(id, in: transaction.records, keys: transaction.keys) else {
                 throw VaultError.notFound("a token with this id")
             }
@@ -89,7 +89,7 @@ extension Vault {
 
     /// Deletes the lease `name` of the first of `groups` that has one, if `owner` holds it.
     private func release(_ name: String, owner: String, groups: [String?]?) throws {
-        try write { transaction in
+        try write(rerunnable: true) { transaction in
             let keys = transaction.keys
             let candidates = try groups ?? candidateGroups(in: transaction.records, keys: keys)
             for group in candidates where keys.isInScope(group) {

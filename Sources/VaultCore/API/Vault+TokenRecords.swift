@@ -42,7 +42,7 @@ extension Vault {
     ) throws -> Bool {
         if let group = policy.accessGroup { try Self.checkGroupName(group) }
         let device = policy.accessibility.isDeviceBound ? try deviceSecret(creating: true) : nil
-        return try write { transaction in
+        return try write(rerunnable: true) { transaction in
             // The look-up tag is unique, so the insert itself refuses a stored id: no read first.
             do {
                 try storeItem(
@@ -72,7 +72,7 @@ extension Vault {
     package func updateTokenRecord(
         id: String, metadata: [UInt8], terms: [IndexTerm], secret: [UInt8]?, expectedVersion: UInt64
     ) throws -> UInt64 {
-        try write { transaction in
+        try write(rerunnable: true) { transaction in
             let lookup = tokenLookup(id, transaction.keys)
             guard let existing = try transaction.row(lookup: lookup) else {
                 throw VaultError.notFound("a token with this id")
@@ -151,7 +151,7 @@ extension Vault {
     ///   ``VaultError/accessDenied(_:)`` for a token of a group outside a scoped unlock.
     @discardableResult
     package func removeTokenRecord(id: String, expectedVersion: UInt64? = nil) throws -> Bool {
-        try write { transaction in
+        try write(rerunnable: true) { transaction in
             if let existing = try transaction.row(lookup: tokenLookup(id, transaction.keys)) {
                 let groups = try candidateGroups(in: transaction.records, keys: transaction.keys)
                 let (envelope, domain) = try openToken(existing, groups: groups, keys: transaction.keys)
@@ -186,7 +186,7 @@ extension Vault {
     /// - Throws: ``VaultError/notFound(_:)`` for an id that is not stored,
     ///   ``VaultError/accessDenied(_:)`` through a scoped unlock.
     package func setDefaultTokenRecordID(_ id: String?) throws {
-        try write { transaction in
+        try write(rerunnable: true) { transaction in
             guard transaction.keys.scope == nil else { throw Self.outOfScope }
             if let id, try !transaction.records.containsRow(lookup: tokenLookup(id, transaction.keys)) {
                 throw VaultError.notFound("a token with this id")

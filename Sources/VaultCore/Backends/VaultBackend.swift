@@ -30,6 +30,16 @@ protocol VaultBackend: Sendable {
     /// - Throws: What `body` throws, and the backend's storage errors.
     func write<Result>(_ body: (any BackendWriteTransaction) throws -> Result) throws -> Result
 
+    /// ``write(_:)`` for a `body` that only reads and writes the vault and so may run more than
+    /// once: a backend may first run it on what it already knows of the rows and commit its writes
+    /// in one round trip, if no other writer came between, and otherwise runs it in a transaction.
+    ///
+    /// - Parameter body: What to read and write; what it returns is kept only from the run whose
+    ///   writes committed.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws in the transaction, and the backend's storage errors.
+    func writeAhead<Result>(_ body: (any BackendWriteTransaction) throws -> Result) throws -> Result
+
     /// The key epoch and the rows carrying any of `lookups`, from one snapshot and in one round trip:
     /// what a get by name reads, for a backend where each statement of a ``read(_:)`` transaction
     /// costs a round trip to a server.
@@ -62,6 +72,11 @@ protocol VaultBackend: Sendable {
 }
 
 extension VaultBackend {
+    /// ``write(_:)``: a transaction is as cheap.
+    func writeAhead<Result>(_ body: (any BackendWriteTransaction) throws -> Result) throws -> Result {
+        try write(body)
+    }
+
     /// `nil`: a ``read(_:)`` transaction is as cheap.
     func epochAndRows(lookups: [[UInt8]]) throws -> (epoch: UInt64, rows: [RecordRow])? {
         nil

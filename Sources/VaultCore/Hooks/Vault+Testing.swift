@@ -22,6 +22,13 @@ package struct KeyBufferLocation: Sendable {
 }
 
 extension Vault {
+    /// For a vault in PostgreSQL: how many writes committed ahead of a transaction in one round
+    /// trip, and how many ran again in a transaction because another process wrote between;
+    /// `nil` for other backends.
+    package var writesAheadForTesting: (committed: Int, rerun: Int)? {
+        (backend as? PostgresVaultBackend)?.writesAhead.withLock { $0 }
+    }
+
     /// Where every key held now lives (master key, subkeys, class roots, cached domain keys, the
     /// token cache key, the device secret); empty when locked. Addresses only, so asking does not
     /// keep a key alive.

@@ -1,17 +1,33 @@
 import VaultStorage
 
-/// One transaction of a ``PostgresVaultBackend``: its connection, while the transaction runs.
+/// One transaction of a ``PostgresVaultBackend``: its connection while the transaction runs, or,
+/// for a write run ahead of its transaction, the ``DeferredStatements`` collecting its writes.
 struct PostgresBackendTransaction: BackendWriteTransaction {
-    /// The connection, inside the transaction.
-    let db: PostgresConnection
+    /// Where statements go.
+    private let runner: any PostgresStatementRunner
+    /// What a write transaction knows of the rows (``PostgresKnownState``); `nil` for a read.
+    private let known: PostgresKnownState?
 
-    init(_ db: PostgresConnection) {
-        self.db = db
+    /// A transaction over `runner`, a connection inside a transaction or deferred statements.
+    init(_ runner: any PostgresStatementRunner, known: PostgresKnownState? = nil) {
+        self.runner = runner
+        self.known = known
     }
 
-    var records: any RecordReader { PostgresRecordStore(db) }
+    /// The connection, for what only a transaction on the server does (key slots, the schema).
+    ///
+    /// - Throws: ``DeferredStatements/CannotRead`` in a write run ahead: it runs again in a
+    ///   transaction.
+    private var db: PostgresConnection {
+        get throws {
+            guard let connection = runner as? PostgresConnection else { throw DeferredStatements.CannotRead() }
+            return connection
+        }
+    }
 
-    var recordStore: any RecordStore { PostgresRecordStore(db) }
+    var records: any RecordReader { PostgresRecordStore(runner, known: known) }
+
+    var recordStore: any RecordStore { PostgresRecordStore(runner, known: known) }
 
     func header() throws -> VaultHeader {
         guard
@@ -25,24 +41,20 @@ struct PostgresBackendTransaction: BackendWriteTransaction {
     }
 
     func formatVersion() throws -> Int {
-        guard let row = try db.queryFirst("SELECT format_version FROM vault_header WHERE singleton = 1") else {
-            throw VaultError.integrity("the vault header is missing")
-        }
-        return Int(try row.int8(0))
+        try epochAndFormatVersion().formatVersion
     }
 
     func epoch() throws -> UInt64 {
-        guard let row = try db.queryFirst("SELECT epoch FROM vault_header WHERE singleton = 1") else {
-            throw VaultError.integrity("the vault header is missing")
-        }
-        return UInt64(bitPattern: try row.int8(0))
+        try epochAndFormatVersion().epoch
     }
 
     func epochAndFormatVersion() throws -> (epoch: UInt64, formatVersion: Int) {
-        guard let row = try db.queryFirst("SELECT epoch, format_version FROM vault_header WHERE singleton = 1") else {
-            throw VaultError.integrity("the vault header is missing")
-        }
-        return (UInt64(bitPattern: try row.int8(0)), Int(try row.int8(1)))
+        if let header = known?.header { return header }
+        guard let row = try runner.queryFirst("SELECT epoch, format_version FROM vault_header WHERE singleton = 1")
+        else { throw VaultError.integrity("the vault header is missing") }
+        let header = (UInt64(bitPattern: try row.int8(0)), Int(try row.int8(1)))
+        known?.header = header
+        return header
     }
 
     func keySlots() throws -> [KeySlot] {
@@ -56,7 +68,8 @@ struct PostgresBackendTransaction: BackendWriteTransaction {
     /// The header's `changes` counter, which every write transaction bumps as it takes the vault's
     /// write lock.
     func changeStamp() throws -> ChangeStamp {
-        ChangeStamp(try db.queryFirst("SELECT changes FROM vault_header WHERE singleton = 1")?.int8(0) ?? -1)
+        if let changes = known?.changes, runner is DeferredStatements { return ChangeStamp(changes) }
+        return ChangeStamp(try runner.queryFirst("SELECT changes FROM vault_header WHERE singleton = 1")?.int8(0) ?? -1)
     }
 
     /// `nil`: the server keeps its own pages and indexes sound, and checking them (`amcheck`) needs
@@ -78,9 +91,10 @@ struct PostgresBackendTransaction: BackendWriteTransaction {
     }
 
     func writeHeader(formatVersion: Int, epoch: UInt64) throws {
-        try db.run(
+        try runner.run(
             "UPDATE vault_header SET format_version = $1, epoch = $2 WHERE singleton = 1",
             [.int8(Int64(formatVersion)), .int8(Int64(bitPattern: epoch))])
+        known?.header = (epoch, formatVersion)
     }
 
     func insertSlot(_ slot: KeySlot) throws {

@@ -8,12 +8,22 @@ import VaultStorage
 /// hashes in their own `terms` column until ``UnfiledTerms/limit`` of them wait,
 /// then are filed in `record_index` together. So a vault reads the same whichever backend wrote
 /// it. Bound to one transaction of one connection; not `Sendable`.
+///
+/// In a write transaction, what it reads and writes also goes into a ``PostgresKnownState``, and
+/// the reads that state can answer are answered from it: so a write run ahead of its transaction
+/// (over ``DeferredStatements``) reads nothing from the server.
 struct PostgresRecordStore: RecordStore {
-    private let db: PostgresConnection
+    private let db: any PostgresStatementRunner
+    private let known: PostgresKnownState?
 
-    /// A store over `db`, which must be inside a transaction for as long as the store is used.
-    init(_ db: PostgresConnection) {
+    /// A store over `db`, which must be inside a transaction for as long as the store is used, or
+    /// which collects the statements of a write run ahead.
+    ///
+    /// - Parameter known: What a write transaction knows, read from and kept up to date; `nil`
+    ///   for a read transaction.
+    init(_ db: any PostgresStatementRunner, known: PostgresKnownState? = nil) {
         self.db = db
+        self.known = known
     }
 
     private static let columns = "record_id, kind, lookup, domain, policy, version, sealed, scope"
@@ -21,13 +31,20 @@ struct PostgresRecordStore: RecordStore {
     // MARK: Records
 
     func row(lookup: [UInt8]) throws -> RecordRow? {
-        try db.queryFirst("SELECT \(Self.columns) FROM records WHERE lookup = $1", [.bytea(lookup)]).map(Self.row)
+        if let row = known?.rows[lookup] { return row }
+        let row = try db.queryFirst("SELECT \(Self.columns) FROM records WHERE lookup = $1", [.bytea(lookup)]).map(
+            Self.row)
+        known?.rows[lookup] = .some(row)
+        return row
     }
 
     /// Whether a row carries the look-up tag: answered from the tag's unique index, without sending
     /// the row (a token's is a few KiB).
     func containsRow(lookup: [UInt8]) throws -> Bool {
-        try db.queryFirst("SELECT 1::int8 FROM records WHERE lookup = $1", [.bytea(lookup)]) != nil
+        if let contains = known?.contains(lookup) { return contains }
+        let contains = try db.queryFirst("SELECT 1::int8 FROM records WHERE lookup = $1", [.bytea(lookup)]) != nil
+        known?.contained[lookup] = contains
+        return contains
     }
 
     /// The header's key epoch and the rows carrying any of `lookups`, in one statement: run outside
@@ -88,6 +105,7 @@ struct PostgresRecordStore: RecordStore {
     func insert(_ row: RecordRow) throws {
         try db.run(
             "INSERT INTO records (\(Self.columns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)", Self.values(of: row))
+        known?.inserted(row)
     }
 
     /// As ``SQLiteRecordStore/insert(_:terms:)``: the row goes in with its term hashes in its own
@@ -103,6 +121,7 @@ struct PostgresRecordStore: RecordStore {
         try db.run(
             "INSERT INTO records (\(Self.columns), terms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
             Self.values(of: row) + [.bytea(column)])
+        known?.inserted(row)
         if UnfiledTerms.fillsTheLimit(mark: mark, recordID: row.id), let largest = try largestRecordID() {
             try fileAll(after: mark, through: largest)
         }
@@ -116,6 +135,7 @@ struct PostgresRecordStore: RecordStore {
         guard changed == 1 else {
             throw VaultError.conflict("the record was changed or removed since it was read")
         }
+        known?.updated(row)
     }
 
     func delete(_ row: RecordRow) throws {
@@ -125,6 +145,7 @@ struct PostgresRecordStore: RecordStore {
         guard changed == 1 else {
             throw VaultError.conflict("the record was changed or removed since it was read")
         }
+        known?.deleted(row)
     }
 
     // MARK: Index
@@ -183,7 +204,8 @@ struct PostgresRecordStore: RecordStore {
     }
 
     func removeAllIndexEntries() throws {
-        try db.execute("DELETE FROM record_index; UPDATE records SET terms = NULL WHERE terms IS NOT NULL;")
+        try db.run("DELETE FROM record_index")
+        try db.run("UPDATE records SET terms = NULL WHERE terms IS NOT NULL")
         try setFiledThrough(try largestRecordID() ?? [])
     }
 
@@ -197,7 +219,10 @@ struct PostgresRecordStore: RecordStore {
     }
 
     private func filedThrough() throws -> [UInt8] {
-        try db.queryFirst("SELECT filed_through FROM record_index_state WHERE singleton = 1")?.bytea(0) ?? []
+        if let mark = known?.filedThrough { return mark }
+        let mark = try db.queryFirst("SELECT filed_through FROM record_index_state WHERE singleton = 1")?.bytea(0) ?? []
+        known?.filedThrough = mark
+        return mark
     }
 
     private func setFiledThrough(_ id: [UInt8]) throws {
@@ -205,20 +230,29 @@ struct PostgresRecordStore: RecordStore {
             "INSERT INTO record_index_state (singleton, filed_through) VALUES (1, $1) "
                 + "ON CONFLICT (singleton) DO UPDATE SET filed_through = excluded.filed_through",
             [.bytea(id)])
+        known?.filedThrough = id
     }
 
     /// The last key of the primary key (PostgreSQL has no `max` for `bytea`).
     private func largestRecordID() throws -> [UInt8]? {
-        try db.queryFirst("SELECT record_id FROM records ORDER BY record_id DESC LIMIT 1")?.bytea(0)
+        if let largest = known?.largestRecordID { return largest }
+        let largest = try db.queryFirst("SELECT record_id FROM records ORDER BY record_id DESC LIMIT 1")?.bytea(0)
+        known?.largestRecordID = .some(largest)
+        return largest
     }
 
     // MARK: Sealed digests
 
     func sealedDigest(scope: [UInt8]?) throws -> [UInt8]? {
-        if let scope {
-            return try db.queryFirst("SELECT sealed FROM group_integrity WHERE scope = $1", [.bytea(scope)])?.bytea(0)
-        }
-        return try db.queryFirst("SELECT sealed FROM integrity WHERE singleton = 1")?.bytea(0)
+        if let sealed = known?.sealedDigests[scope ?? []] { return sealed }
+        let sealed =
+            if let scope {
+                try db.queryFirst("SELECT sealed FROM group_integrity WHERE scope = $1", [.bytea(scope)])?.bytea(0)
+            } else {
+                try db.queryFirst("SELECT sealed FROM integrity WHERE singleton = 1")?.bytea(0)
+            }
+        known?.sealedDigests[scope ?? []] = .some(sealed)
+        return sealed
     }
 
     func setSealedDigest(_ sealed: [UInt8], scope: [UInt8]?) throws {
@@ -233,6 +267,7 @@ struct PostgresRecordStore: RecordStore {
                     + "ON CONFLICT (singleton) DO UPDATE SET sealed = excluded.sealed",
                 [.bytea(sealed)])
         }
+        known?.sealedDigests[scope ?? []] = .some(sealed)
     }
 
     func digestScopes() throws -> [[UInt8]] {
@@ -241,6 +276,7 @@ struct PostgresRecordStore: RecordStore {
 
     func removeGroupDigests() throws {
         try db.run("DELETE FROM group_integrity")
+        known?.sealedDigests = known?.sealedDigests.filter { $0.key.isEmpty } ?? [:]
     }
 
     // MARK: Row mapping

@@ -105,8 +105,11 @@ enum PostgresSchema {
     /// Serialises creating and migrating the current schema's tables among every process: a
     /// transaction-scoped advisory lock keyed by the schema's name.
     static func lockSchema(_ db: PostgresConnection) throws {
-        try db.run("SELECT pg_advisory_xact_lock(hashtext('tokenvault:' || current_schema()))")
+        try db.run(lockStatement)
     }
+
+    /// The statement ``lockSchema(_:)`` runs.
+    static let lockStatement = "SELECT pg_advisory_xact_lock(hashtext('tokenvault:' || current_schema()))"
 
     /// Runs every step the schema has not had, in this transaction; call after ``lockSchema(_:)``.
     ///

@@ -1,3 +1,4 @@
+import Locking
 import VaultStorage
 
 /// A vault in a PostgreSQL schema, shared by a fleet: the ``VaultBackend`` over a ``PostgresPool``.
@@ -10,12 +11,25 @@ import VaultStorage
 /// A transaction the server still aborts as a deadlock or serialization failure is rolled back and
 /// surfaces as ``VaultError/conflict(_:)``, not run again: a write runs the caller's closures
 /// (``Vault/update(_:_:)``'s), which must not run twice for one call.
+///
+/// A write that may run twice (``writeAhead(_:)``) first runs on what this process knows of the
+/// rows from its own last write (``PostgresKnownState``), with its statements collected instead of
+/// sent, then sends them in one pipeline: the write lock, a guard that the header's `changes`
+/// counter still reads what it read then, the writes and the counter's bump, committed together
+/// in one round trip. When another process wrote in between, the guard fails and nothing is
+/// written; when the write needs a row this process does not know, nothing is sent. Either way it
+/// runs again in a transaction.
 final class PostgresVaultBackend: VaultBackend {
     private let pool: PostgresPool
     /// How long to wait for a pooled connection and for the write lock.
     private let lockTimeout: Duration
     /// What other processes commit, heard on the vault's channel by a connection of its own.
     private let changes: PostgresChangeFeed
+    /// What this process knows of the rows, as its last write transaction left them.
+    private let known = Locked<PostgresKnownState?>(nil)
+    /// How many writes run ahead committed in one round trip, and how many ran again in a
+    /// transaction after their pipeline's guard or a statement failed.
+    let writesAhead = Locked((committed: 0, rerun: 0))
 
     /// A backend; no connection is made until the first transaction.
     ///
@@ -52,23 +66,89 @@ final class PostgresVaultBackend: VaultBackend {
     }
 
     func write<Result>(_ body: (any BackendWriteTransaction) throws -> Result) throws -> Result {
-        try pool.withConnection(timeout: lockTimeout) { connection in
+        let (result, draft, changes) = try pool.withConnection(timeout: lockTimeout) { connection in
             try connection.transaction(isolation: .readCommitted) { db in
                 try PostgresSchema.lockSchema(db)
-                let result = try body(PostgresBackendTransaction(db))
-                // Moves the change stamp readers compare and, at commit, wakes every process waiting
-                // on the vault's channel, if `body` wrote anything (it then has a transaction id): a
-                // write that found nothing to do, such as a refresh lease found taken, neither wakes
-                // the other waiters nor waits for the log to reach the disk. The table exists once
-                // `body` created it.
-                try db.run(
-                    "WITH moved AS (UPDATE vault_header SET changes = changes + 1 WHERE singleton = 1 "
-                        + "AND pg_current_xact_id_if_assigned() IS NOT NULL RETURNING changes) "
-                        + "SELECT pg_notify(\(PostgresSchema.changeChannel), changes::text) FROM moved")
-                return result
+                let draft = try startingState(db)
+                let result = try body(PostgresBackendTransaction(db, known: draft))
+                return (result, draft, try db.queryFirst(Self.bumpChanges)?.int8(0))
             }
         }
+        if let changes { remember(draft, at: changes) }
+        return result
     }
+
+    /// What a write transaction, holding the write lock, starts from: what this process knows,
+    /// when no other process has written since, so what the process knows grows write by write;
+    /// else nothing.
+    private func startingState(_ db: PostgresConnection) throws -> PostgresKnownState {
+        guard let base = known.withLock({ $0?.copy() }), let changes = base.changes,
+            try db.queryFirst("SELECT changes FROM vault_header WHERE singleton = 1")?.int8(0) == changes
+        else { return PostgresKnownState() }
+        return base
+    }
+
+    func writeAhead<Result>(_ body: (any BackendWriteTransaction) throws -> Result) throws -> Result {
+        if let draft = known.withLock({ $0?.copy() }), let expected = draft.changes,
+            let result = try writeInOneRoundTrip(body, on: draft, expecting: expected)
+        {
+            return result
+        }
+        return try write(body)
+    }
+
+    /// Runs `body` on `draft` and sends its writes in one pipeline guarded by `expected`.
+    ///
+    /// - Returns: `nil` when nothing was written: `body` needed a row `draft` does not know, threw
+    ///   (on rows that may be stale, so the transaction decides), or wrote nothing; or another
+    ///   process wrote since (the guard failed) or a statement failed, which the transaction reports.
+    /// - Throws: Storage errors sending the pipeline, which may or may not have committed.
+    private func writeInOneRoundTrip<Result>(
+        _ body: (any BackendWriteTransaction) throws -> Result, on draft: PostgresKnownState, expecting expected: Int64
+    ) throws -> Result? {
+        let deferred = DeferredStatements()
+        guard let result = try? body(PostgresBackendTransaction(deferred, known: draft)),
+            !deferred.statements.isEmpty
+        else { return nil }
+        let statements =
+            [
+                PostgresStatement(PostgresSchema.lockStatement),
+                // Divides by zero, failing the pipeline before any write, unless no write committed
+                // since `draft` was true.
+                PostgresStatement(
+                    "SELECT 1 / (changes = $1)::int FROM vault_header WHERE singleton = 1", [.int8(expected)]),
+            ] + deferred.statements + [PostgresStatement(Self.bumpChanges, returnsRows: true)]
+        let answers: [[PostgresRow]]
+        do {
+            answers = try pool.withConnection(timeout: lockTimeout) { try $0.pipeline(statements) }
+        } catch is PostgresPipelineFailure {
+            known.withLock { if $0?.changes == expected { $0 = nil } }
+            writesAhead.withLock { $0.rerun += 1 }
+            return nil
+        }
+        guard let changes = try answers.last?.first?.int8(0) else { return nil }
+        remember(draft, at: changes)
+        writesAhead.withLock { $0.committed += 1 }
+        return result
+    }
+
+    /// Keeps `draft` as what this process knows, unless a later write's state is already kept.
+    private func remember(_ draft: PostgresKnownState, at changes: Int64) {
+        draft.changes = changes
+        known.withLock { current in
+            if (current?.changes ?? .min) < changes { current = draft }
+        }
+    }
+
+    /// Moves the change stamp readers compare and, at commit, wakes every process waiting on the
+    /// vault's channel, if the transaction wrote anything (it then has a transaction id); returns
+    /// the counter's new value then, no row otherwise. A write that found nothing to do, such as a
+    /// refresh lease found taken, neither wakes the other waiters nor waits for the log to reach
+    /// the disk.
+    private static let bumpChanges =
+        "WITH moved AS (UPDATE vault_header SET changes = changes + 1 WHERE singleton = 1 "
+        + "AND pg_current_xact_id_if_assigned() IS NOT NULL RETURNING changes) "
+        + "SELECT changes, pg_notify(\(PostgresSchema.changeChannel), changes::text)::text FROM moved"
 
     /// One statement outside a transaction block, so one snapshot and one round trip, instead of the
     /// five of a ``read(_:)`` transaction (begin, epoch, two look-ups, commit).
