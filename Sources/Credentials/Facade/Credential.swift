@@ -34,7 +34,8 @@ public final class Credential: Sendable, Identifiable, Equatable {
     /// The vault behind ``storage``, if it is one: its key generations decide how long a read
     /// token may be kept.
     let vault: Vault?
-    /// The client for the token's issuer and client id.
+    /// The client for the token's issuer and client id. Its requests go through
+    /// ``Credential/httpClient`` as it is when each request is sent.
     public let oauth2: OAuth2Client
     private let state: Locked<State>
     /// The refresh in flight, which every concurrent caller joins.
@@ -51,7 +52,7 @@ public final class Credential: Sendable, Identifiable, Equatable {
         vault = (storage as? VaultTokenStorage)?.vault
         oauth2 = OAuth2Client(
             issuer: token.context.issuer, clientID: token.context.clientID, clientSecret: token.context.clientSecret,
-            scopes: token.context.scopes, requestTimeout: requestTimeout)
+            scopes: token.context.scopes, httpClient: CurrentCredentialHTTPClient(), requestTimeout: requestTimeout)
         state = Locked(
             State(
                 held: HeldToken(token, vault: vault, generation: generation), redacted: token.withoutSecrets(),

@@ -14,6 +14,7 @@ final class CredentialCoordinator: Sendable {
         var refreshGraceInterval: TimeInterval = 300
         var requestTimeout: TimeInterval = 30
         var refreshLeaseDuration: TimeInterval = 60
+        var httpClient: any HTTPClient = URLSessionHTTPClient()
     }
 
     private let state = Locked(State())
@@ -41,6 +42,11 @@ final class CredentialCoordinator: Sendable {
     var refreshLeaseDuration: TimeInterval {
         get { state.withLock { $0.refreshLeaseDuration } }
         set { state.withLock { $0.refreshLeaseDuration = newValue } }
+    }
+
+    var httpClient: any HTTPClient {
+        get { state.withLock { $0.httpClient } }
+        set { state.withLock { $0.httpClient = newValue } }
     }
 
     /// The instance for `id` if one exists for the current storage.

@@ -1,5 +1,4 @@
 import Foundation
-import Locking
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -36,33 +35,28 @@ extension OAuth2Client {
         return try await send(request)
     }
 
-    /// Sends a request; transport failures become ``OAuth2Error/network(_:)`` and non-2xx answers
-    /// become ``OAuth2Error/server(error:description:statusCode:)`` (an RFC 6749 §5.2 body, or a
-    /// `WWW-Authenticate` error) or ``OAuth2Error/unexpectedStatus(_:)``. A URL the transport
-    /// policy does not permit is refused before anything is sent
-    /// (``OAuth2Error/insecureTransport(_:)``), and a redirect is followed only within the origin
-    /// (``OAuth2Error/redirectRefused(_:)``).
+    /// Sends a request through ``httpClient``; transport failures become ``OAuth2Error/network(_:)``
+    /// and non-2xx answers become ``OAuth2Error/server(error:description:statusCode:)`` (an
+    /// RFC 6749 §5.2 body, or a `WWW-Authenticate` error) or ``OAuth2Error/unexpectedStatus(_:)``.
+    /// A URL the transport policy does not permit is refused before the request reaches the client
+    /// (``OAuth2Error/insecureTransport(_:)``), whatever client it is. A redirect is the client's:
+    /// the default one follows it only within the origin, and a 3xx answer that reaches this point
+    /// (a client that does not follow redirects) is ``OAuth2Error/redirectRefused(_:)``.
     private func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         guard let url = request.url else { throw OAuth2Error.insecureTransport("a request without a URL") }
         try transportPolicy.check(url, as: "the URL")
-        let redirects = RedirectGuard(origin: url, policy: transportPolicy)
         let data: Data
-        let response: URLResponse
+        let http: HTTPURLResponse
         do {
-            (data, response) = try await withDeadline(seconds: request.timeoutInterval) {
-                try await self.data(for: request, delegate: redirects)
+            let client = httpClient
+            (data, http) = try await withDeadline(seconds: request.timeoutInterval) {
+                try await client.send(request)
             }
         } catch let error as OAuth2Error {
             throw error
-        } catch let error as URLError {
-            throw OAuth2Error.network(Self.describe(error))
         } catch {
-            throw OAuth2Error.network(error.localizedDescription)
+            throw OAuth2Error.network(Self.describe(error))
         }
-        guard let http = response as? HTTPURLResponse else {
-            throw OAuth2Error.invalidResponse("not an HTTP response")
-        }
-        if let refusal = redirects.refusal { throw refusal }
         guard (200..<300).contains(http.statusCode) else {
             if case .object(let json)? = try? JSONDecoder().decode(JSONValue.self, from: data),
                 let error = json["error"]?.stringValue
@@ -75,39 +69,22 @@ extension OAuth2Client {
             {
                 throw OAuth2Error.server(error: error, description: nil, statusCode: http.statusCode)
             }
+            if (300..<400).contains(http.statusCode), let location = http.value(forHTTPHeaderField: "Location"),
+                let target = URL(string: location, relativeTo: url)?.absoluteURL
+            {
+                let origin = TransportPolicy.origin(of: target)
+                throw OAuth2Error.redirectRefused(
+                    TransportPolicy.sameOrigin(url, target)
+                        ? "the same origin (\(origin))" : "another origin (\(origin))")
+            }
             throw OAuth2Error.unexpectedStatus(http.statusCode)
         }
         return (data, http)
     }
 
-    /// `session.data(for:)` with `delegate` as the task's delegate. `data(for:delegate:)` would say
-    /// the same, but FoundationNetworking ignores that delegate for redirects (and follows them);
-    /// a data task whose `delegate` is set is asked on Linux and Darwin alike.
-    private func data(for request: URLRequest, delegate: RedirectGuard) async throws -> (Data, URLResponse) {
-        let started = Locked<URLSessionDataTask?>(nil)
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                let task = session.dataTask(with: request) { data, response, error in
-                    if let error {
-                        continuation.resume(throwing: error)
-                    } else if let response {
-                        continuation.resume(returning: (data ?? Data(), response))
-                    } else {
-                        continuation.resume(throwing: URLError(.badServerResponse))
-                    }
-                }
-                task.delegate = delegate
-                started.withLock { $0 = task }
-                task.resume()
-                if Task.isCancelled { task.cancel() }
-            }
-        } onCancel: {
-            started.withLock { $0?.cancel() }
-        }
-    }
-
-    /// Runs `body`, failing with a timeout once `seconds` pass: URLSession on Linux does not
-    /// always enforce `timeoutInterval` against a server that accepted the connection and stalls.
+    /// Runs `body`, failing with a timeout once `seconds` pass: a client may not enforce
+    /// `timeoutInterval` (URLSession on Linux does not always, against a server that accepted the
+    /// connection and stalls).
     private func withDeadline<Result: Sendable>(
         seconds: TimeInterval, _ body: @escaping @Sendable () async throws -> Result
     ) async throws -> Result {
@@ -146,8 +123,13 @@ extension OAuth2Client {
         return rest.firstIndex(of: "\"").map { String(rest[..<$0]) }
     }
 
-    private static func describe(_ error: URLError) -> String {
-        switch error.code {
+    /// What ``OAuth2Error/network(_:)`` says about an error from the HTTP client: a `URLError`'s
+    /// description, and for any other error only its type, since a client of the caller's own may
+    /// put a URL with its query, or a body, into its errors.
+    private static func describe(_ error: any Error) -> String {
+        if error is CancellationError { return "the request was cancelled" }
+        guard let error = error as? URLError else { return "the HTTP client failed (\(type(of: error)))" }
+        return switch error.code {
         case .timedOut: "the request timed out"
         case .cannotConnectToHost, .networkConnectionLost, .cannotFindHost:
             "cannot connect to the server (\(error.failingURL?.host ?? "?"))"

@@ -6,14 +6,16 @@ import VaultCrypto
     import FoundationNetworking
 #endif
 
-/// An OAuth 2.0 / OpenID Connect client for one issuer and one client id, on URLSession.
+/// An OAuth 2.0 / OpenID Connect client for one issuer and one client id.
 ///
 /// Endpoints come from discovery (OIDC merged with RFC 8414, fetched once and cached), and are
 /// used only when each document names exactly the configured issuer. Every URL must be `https`
-/// unless it is a loopback address (see ``TransportPolicy``), and a redirect is followed only within
-/// the origin it came from. Public clients send `client_id` in the body; confidential ones
-/// authenticate with HTTP Basic (or in the body, see ``ClientAuthentication``). Every failure is an
-/// ``OAuth2Error``.
+/// unless it is a loopback address (see ``TransportPolicy``), checked before a request is handed to
+/// the transport. Every request goes through one ``HTTPClient``: a ``URLSessionHTTPClient`` by
+/// default, which follows a redirect only within the origin it came from, or one of your own (a
+/// proxy, mTLS, a test double) through ``init(issuer:clientID:clientSecret:scopes:httpClient:)``.
+/// Public clients send `client_id` in the body; confidential ones authenticate with HTTP Basic (or
+/// in the body, see ``ClientAuthentication``). Every failure is an ``OAuth2Error``.
 public final class OAuth2Client: Sendable {
     /// The issuer.
     public let issuer: URL
@@ -29,10 +31,63 @@ public final class OAuth2Client: Sendable {
     public let requestTimeout: TimeInterval
     /// Which URLs requests may go to: `https`, or `http` to a loopback address, by default.
     public let transportPolicy: TransportPolicy
-    let session: URLSession
+    /// The transport every request goes through.
+    public let httpClient: any HTTPClient
     private let discovered = Locked<OpenIDConfiguration?>(nil)
 
-    /// A client.
+    /// A client whose requests go through `httpClient`.
+    ///
+    /// The ``transportPolicy`` is checked before each request reaches `httpClient`, and the
+    /// ``requestTimeout`` holds whatever the client does; redirects are the client's to follow or
+    /// not (see ``HTTPClient``).
+    ///
+    /// - Parameters:
+    ///   - issuer: The issuer URL (discovery documents live under it).
+    ///   - clientID: The client id.
+    ///   - clientSecret: The secret of a confidential client; `nil` for a public client.
+    ///   - scopes: The scopes requested by default.
+    ///   - httpClient: The transport, such as a ``URLSessionHTTPClient`` on a session of your own.
+    ///   - clientAuthentication: How a confidential client authenticates; HTTP Basic by default.
+    ///   - requestTimeout: How long one request may take; 30 s by default.
+    ///   - transportPolicy: Which URLs requests may go to; ``TransportPolicy/httpsExceptLoopback``
+    ///     by default. An issuer the policy does not permit fails the first request with
+    ///     ``OAuth2Error/insecureTransport(_:)``.
+    public init(
+        issuer: URL, clientID: String, clientSecret: String? = nil, scopes: [String] = [],
+        httpClient: any HTTPClient,
+        clientAuthentication: ClientAuthentication = .basic, requestTimeout: TimeInterval = 30,
+        transportPolicy: TransportPolicy = .httpsExceptLoopback
+    ) {
+        self.issuer = issuer
+        self.clientID = clientID
+        self.clientSecret = clientSecret
+        self.scopes = scopes
+        self.httpClient = httpClient
+        self.clientAuthentication = clientAuthentication
+        self.requestTimeout = requestTimeout
+        self.transportPolicy = transportPolicy
+    }
+
+    /// A client whose requests go through `httpClient`, with HTTP Basic client authentication, a
+    /// 30 s request timeout and the ``TransportPolicy/httpsExceptLoopback`` policy.
+    ///
+    /// - Parameters:
+    ///   - issuer: The issuer URL (discovery documents live under it).
+    ///   - clientID: The client id.
+    ///   - clientSecret: The secret of a confidential client; `nil` for a public client.
+    ///   - scopes: The scopes requested by default.
+    ///   - httpClient: The transport (see ``HTTPClient`` for what stays with this client).
+    public convenience init(
+        issuer: URL, clientID: String, clientSecret: String? = nil, scopes: [String] = [],
+        httpClient: any HTTPClient
+    ) {
+        self.init(
+            issuer: issuer, clientID: clientID, clientSecret: clientSecret, scopes: scopes, httpClient: httpClient,
+            clientAuthentication: .basic, requestTimeout: 30, transportPolicy: .httpsExceptLoopback)
+    }
+
+    /// A client on a URL session: its requests go through a ``URLSessionHTTPClient`` on `session`
+    /// with the same transport policy.
     ///
     /// - Parameters:
     ///   - issuer: The issuer URL (discovery documents live under it).
@@ -45,20 +100,17 @@ public final class OAuth2Client: Sendable {
     ///   - transportPolicy: Which URLs requests may go to; ``TransportPolicy/httpsExceptLoopback``
     ///     by default. An issuer the policy does not permit fails the first request with
     ///     ``OAuth2Error/insecureTransport(_:)``.
-    public init(
+    public convenience init(
         issuer: URL, clientID: String, clientSecret: String? = nil, scopes: [String] = [],
         session: URLSession = .shared,
         clientAuthentication: ClientAuthentication = .basic, requestTimeout: TimeInterval = 30,
         transportPolicy: TransportPolicy = .httpsExceptLoopback
     ) {
-        self.issuer = issuer
-        self.clientID = clientID
-        self.clientSecret = clientSecret
-        self.scopes = scopes
-        self.session = session
-        self.clientAuthentication = clientAuthentication
-        self.requestTimeout = requestTimeout
-        self.transportPolicy = transportPolicy
+        self.init(
+            issuer: issuer, clientID: clientID, clientSecret: clientSecret, scopes: scopes,
+            httpClient: URLSessionHTTPClient(session: session, transportPolicy: transportPolicy),
+            clientAuthentication: clientAuthentication, requestTimeout: requestTimeout,
+            transportPolicy: transportPolicy)
     }
 
     /// A client for the issuer and client a token was issued by and to.

@@ -12,7 +12,7 @@ import Locking
 /// token), and for 307 and 308 the method and body (a `client_secret`, a refresh token), to
 /// wherever a `Location` points, on Linux as on Darwin. A token endpoint that redirects elsewhere
 /// would hand them to another host; refusing the redirect makes URLSession return the 3xx answer
-/// itself, which ``OAuth2Client`` turns into ``OAuth2Error/redirectRefused(_:)``.
+/// itself, which ``URLSessionHTTPClient`` turns into ``OAuth2Error/redirectRefused(_:)``.
 ///
 /// Set as the task's own delegate, so the session (and its delegate) stay the caller's. Sendable:
 /// its only state is behind a lock.
