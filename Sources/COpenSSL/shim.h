@@ -7,6 +7,7 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/param_build.h>
+#include <openssl/rsa.h>
 
 // EVP_PKEY_PUBLIC_KEY is a macro of macros, which Swift does not import.
 static inline int tokenvault_evp_pkey_public_key_selection(void) { return EVP_PKEY_PUBLIC_KEY; }

@@ -78,10 +78,10 @@ package struct SignaturePublicKey: Sendable {
     package func isValidSignature(_ signature: [UInt8], for message: [UInt8]) -> Bool {
         switch backing {
         case .rsa(let key):
-            return key.isValidSignature(signature, for: message)
+            return key.isValidSignature(signature, sha256: SHA256.hash(message))
         case .p256(let key):
             guard let der = Self.derECDSASignature(signature) else { return false }
-            return key.isValidSignature(der, for: message)
+            return key.isValidSignature(der, sha256: SHA256.hash(message))
         case .ed25519(let publicKey):
             guard signature.count == Int(crypto_sign_BYTES) else { return false }
             SodiumRuntime.ensureInitialized()
