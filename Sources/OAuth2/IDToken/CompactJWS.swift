@@ -17,7 +17,8 @@ struct CompactJWS {
     /// `at+jwt`, an RFC 9068 access token) is a token of another kind.
     private static let acceptedTypes: Set<String> = ["jwt", "application/jwt"]
 
-    /// Reads the parts of `token`.
+    /// Reads the parts of `token`. The header is the one ``JWT`` parsed, once its text is checked
+    /// to be strict base64url (for which both decodings give the same bytes).
     ///
     /// Header parameters that would supply a key (`jwk`, `jku`, `x5u`, `x5c`) are never read: the
     /// key always comes from the issuer's published set.
@@ -29,11 +30,15 @@ struct CompactJWS {
     ///   a header that is not a JSON object, a `crit` header or another `typ`;
     ///   ``IDTokenValidationError/unsupportedAlgorithm(_:)`` for an `alg` not in `allowed`.
     init(_ token: JWT, allowing allowed: Set<JWSAlgorithm>) throws(IDTokenValidationError) {
-        let parts = token.rawValue.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3 else { throw .malformed("a JWS has three parts") }
-        guard let headerBytes = Base64URL.decode(parts[0]),
-            let header = LazyJSONObject.object(Data(headerBytes))
-        else { throw .malformed("the header is not a base64url JSON object") }
+        let text = Array(token.rawValue.utf8)
+        let dot = UInt8(ascii: ".")
+        guard let first = text.firstIndex(of: dot), let second = text[(first + 1)...].firstIndex(of: dot),
+            !text[(second + 1)...].contains(dot)
+        else { throw .malformed("a JWS has three parts") }
+        let header = token.header
+        guard Base64URL.isEncoded(text[..<first]), !header.isEmpty else {
+            throw .malformed("the header is not a base64url JSON object")
+        }
         guard case .string(let name)? = header["alg"] else { throw .malformed("the header has no alg") }
         guard let algorithm = JWSAlgorithm(rawValue: name), allowed.contains(algorithm) else {
             throw .unsupportedAlgorithm(Self.printable(name))
@@ -50,11 +55,13 @@ struct CompactJWS {
         case .string(let id)?: keyID = id
         default: throw .malformed("the header's kid is not a string")
         }
-        guard Base64URL.decode(parts[1]) != nil else { throw .malformed("the payload is not base64url") }
-        guard let signature = Base64URL.decode(parts[2]) else { throw .malformed("the signature is not base64url") }
+        guard Base64URL.isEncoded(text[(first + 1)..<second]) else { throw .malformed("the payload is not base64url") }
+        guard let signature = Base64URL.decode(text[(second + 1)...]) else {
+            throw .malformed("the signature is not base64url")
+        }
         self.algorithm = algorithm
         self.signature = signature
-        signingInput = Array(token.rawValue.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
+        signingInput = Array(text[..<second])
     }
 
     /// An algorithm name fit for an error message: short letters, digits and `+-_.` as given,

@@ -47,7 +47,7 @@ public struct JWK: Sendable {
             json["kid"].map({ $0.stringValue != nil }) ?? true
         else { return nil }
         func bytes(_ field: String) -> [UInt8]? {
-            json[field]?.stringValue.flatMap { Base64URL.decode($0[...]) }
+            json[field]?.stringValue.flatMap(Base64URL.decode)
         }
         let key: SignaturePublicKey?
         switch algorithm {
