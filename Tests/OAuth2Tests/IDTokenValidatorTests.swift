@@ -102,6 +102,20 @@ import Testing
         #expect(try Self.validate(try Self.rsa.token(Self.claims()), validator: rsaOnly).isVerified)
     }
 
+    @Test func keysTheHeaderCarriesOrPointsAtAreNeverUsed() throws {
+        let attacker = try TestSigningKey(.p256, keyID: "attacker")
+        let offers: [String: Any] = [
+            "jwk": attacker.publicJWK, "jku": "https://attacker.example.com/jwks.json",
+            "x5u": "https://attacker.example.com/cert.pem",
+        ]
+        #expect(throws: IDTokenValidationError.unknownKey) {
+            try Self.validate(try attacker.token(Self.claims(), header: offers))
+        }
+        #expect(throws: IDTokenValidationError.badSignature) {
+            try Self.validate(try attacker.token(Self.claims(), header: offers.merging(["kid": "ec-key"]) { $1 }))
+        }
+    }
+
     @Test func aKidOutsideTheSetIsUnknownAndNoKidNeedsASingleCandidate() throws {
         #expect(throws: IDTokenValidationError.unknownKey) {
             try Self.validate(try Self.p256.token(Self.claims(), header: ["kid": "rotated-in"]))
