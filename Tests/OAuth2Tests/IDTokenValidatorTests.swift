@@ -247,6 +247,20 @@ import Testing
         }
     }
 
+    @Test func validationsRunConcurrentlyOnSharedKeys() async throws {
+        let tokens = try [Self.rsa, Self.p256, Self.ed25519].map { try JWT(try $0.token(Self.claims())) }
+        let verified = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<60 {
+                group.addTask {
+                    try Self.validator.validate(tokens[index % tokens.count], keys: Self.keys, nonce: "nonce-1")
+                        .isVerified
+                }
+            }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(verified == 60)
+    }
+
     @Test func errorsNeverContainTheTokenOrItsClaims() throws {
         let token = try Self.p256.token(Self.claims(["nonce": "secret-nonce-value", "sub": "secret-subject"]))
         let parts = token.split(separator: ".").map(String.init)
