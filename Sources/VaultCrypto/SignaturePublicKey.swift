@@ -6,13 +6,22 @@ internal import CSodium
 ///
 /// RSA and P-256 go through libcrypto (``EVPPublicKey``), Ed25519 through libsodium.
 package struct SignaturePublicKey: Sendable {
-    private enum Backing: Sendable {
-        case rsa(EVPPublicKey)
-        case p256(EVPPublicKey)
-        case ed25519([UInt8])
+    private enum Kind: Sendable {
+        case rsa, p256, ed25519
     }
 
-    private let backing: Backing
+    private let kind: Kind
+    // The key as libcrypto holds it (RSA, P-256), or the Ed25519 key's bytes. Two stored properties,
+    // not an enum with payloads: an enum keeps its case in the spare bits of its payload's pointer,
+    // and LeakSanitizer, which cannot follow such a pointer, reported every key held as leaked.
+    private let evpKey: EVPPublicKey?
+    private let ed25519Key: [UInt8]
+
+    private init(_ kind: Kind, evpKey: EVPPublicKey? = nil, ed25519Key: [UInt8] = []) {
+        self.kind = kind
+        self.evpKey = evpKey
+        self.ed25519Key = ed25519Key
+    }
 
     /// The smallest RSA modulus accepted, in bits (RFC 7518 §3.3).
     package static let minimumRSABits = 2048
@@ -35,7 +44,7 @@ package struct SignaturePublicKey: Sendable {
             throw CryptoError.invalidParameters(
                 "an RSA modulus of \(key.bits) bits (\(minimumRSABits) to \(maximumRSABits) accepted)")
         }
-        return SignaturePublicKey(backing: .rsa(key))
+        return SignaturePublicKey(.rsa, evpKey: key)
     }
 
     /// A P-256 public key from its affine coordinates.
@@ -51,7 +60,7 @@ package struct SignaturePublicKey: Sendable {
         guard let key = EVPPublicKey.p256(point: [0x04] + x + y) else {
             throw CryptoError.invalidParameters("not a point on P-256")
         }
-        return SignaturePublicKey(backing: .p256(key))
+        return SignaturePublicKey(.p256, evpKey: key)
     }
 
     /// An Ed25519 public key.
@@ -63,7 +72,7 @@ package struct SignaturePublicKey: Sendable {
         guard publicKey.count == Int(crypto_sign_PUBLICKEYBYTES) else {
             throw CryptoError.invalidLength("an Ed25519 public key is \(crypto_sign_PUBLICKEYBYTES) bytes")
         }
-        return SignaturePublicKey(backing: .ed25519(publicKey))
+        return SignaturePublicKey(.ed25519, ed25519Key: publicKey)
     }
 
     /// Whether `signature` is a signature of `message` under this key: PKCS #1 v1.5 over SHA-256
@@ -76,16 +85,16 @@ package struct SignaturePublicKey: Sendable {
     ///   - message: The signed bytes.
     /// - Returns: `true` only for a valid signature.
     package func isValidSignature(_ signature: [UInt8], for message: [UInt8]) -> Bool {
-        switch backing {
-        case .rsa(let key):
-            return key.isValidSignature(signature, sha256: SHA256.hash(message))
-        case .p256(let key):
+        switch kind {
+        case .rsa:
+            return evpKey?.isValidSignature(signature, sha256: SHA256.hash(message)) ?? false
+        case .p256:
             guard let der = Self.derECDSASignature(signature) else { return false }
-            return key.isValidSignature(der, sha256: SHA256.hash(message))
-        case .ed25519(let publicKey):
+            return evpKey?.isValidSignature(der, sha256: SHA256.hash(message)) ?? false
+        case .ed25519:
             guard signature.count == Int(crypto_sign_BYTES) else { return false }
             SodiumRuntime.ensureInitialized()
-            return crypto_sign_verify_detached(signature, message, UInt64(message.count), publicKey) == 0
+            return crypto_sign_verify_detached(signature, message, UInt64(message.count), ed25519Key) == 0
         }
     }
 
