@@ -1,13 +1,26 @@
 internal import COpenSSL
+import Locking
 
-/// An OpenSSL public key (`EVP_PKEY`) for RSA or P-256, freed with this object: the one place
-/// libcrypto is called.
+/// An OpenSSL public key (`EVP_PKEY`) for RSA or P-256, freed with this object with the verification
+/// contexts it keeps: the one place libcrypto is called.
 ///
-/// `@unchecked Sendable`: the key is built once in the initialiser and only read afterwards, and
-/// libcrypto allows one `EVP_PKEY` to be used by verifications on several threads at once.
+/// `@unchecked Sendable`: the key is built once in the initialiser and only read afterwards
+/// (libcrypto allows one `EVP_PKEY` to be used by verifications on several threads at once), and a
+/// verification context is used by one check at a time, taken from and given back to a locked pool.
 final class EVPPublicKey: @unchecked Sendable {
     private let key: OpaquePointer
     private let isRSA: Bool
+    /// Contexts set up for a check (`EVP_PKEY_verify_init` with the digest and padding), ready for
+    /// the next one: setting one up costs about as much as a quarter of an RSA-2048 check.
+    private let idleContexts = Locked<[Context]>([])
+    /// The most idle contexts kept: about one per thread checking at once.
+    private static let idleContextLimit = 8
+
+    /// An `EVP_PKEY_CTX`, handed from one check to the next through the pool: `@unchecked
+    /// Sendable` because only the check that took it from the pool uses it.
+    private struct Context: @unchecked Sendable {
+        let pointer: OpaquePointer
+    }
 
     private init(_ key: OpaquePointer, isRSA: Bool) {
         self.key = key
@@ -15,6 +28,9 @@ final class EVPPublicKey: @unchecked Sendable {
     }
 
     deinit {
+        idleContexts.withLock { contexts in
+            for context in contexts { EVP_PKEY_CTX_free(context.pointer) }
+        }
         EVP_PKEY_free(key)
     }
 
@@ -38,19 +54,38 @@ final class EVPPublicKey: @unchecked Sendable {
     var bits: Int { Int(EVP_PKEY_get_bits(key)) }
 
     /// Whether `signature` is this key's signature of a SHA-256 digest: PKCS #1 v1.5 for RSA, a DER
-    /// `ECDSA-Sig-Value` for P-256. Wraps `EVP_PKEY_verify`: over a digest computed beforehand,
+    /// `ECDSA-Sig-Value` for P-256. Wraps `EVP_PKEY_verify`, over a digest computed beforehand,
     /// which costs a fraction of what `EVP_DigestVerifyInit` sets up for every call.
     func isValidSignature(_ signature: [UInt8], sha256 digest: [UInt8]) -> Bool {
+        guard let context = idleContexts.withLock({ $0.popLast() }) ?? makeContext() else { return false }
+        guard EVP_PKEY_verify(context.pointer, signature, signature.count, digest, digest.count) == 1 else {
+            // A context that refused is not kept, and the reason left in this thread's error queue,
+            // which nothing reads, is dropped.
+            EVP_PKEY_CTX_free(context.pointer)
+            ERR_clear_error()
+            return false
+        }
+        let kept = idleContexts.withLock { contexts in
+            guard contexts.count < Self.idleContextLimit else { return false }
+            contexts.append(context)
+            return true
+        }
+        if !kept { EVP_PKEY_CTX_free(context.pointer) }
+        return true
+    }
+
+    /// A context set up to check a SHA-256 signature, or `nil`. Wraps `EVP_PKEY_verify_init`.
+    private func makeContext() -> Context? {
+        guard let sha256 = Self.sha256, let context = EVP_PKEY_CTX_new_from_pkey(nil, key, nil) else { return nil }
         // The digest is named so an RSA check expects a SHA-256 DigestInfo (RFC 8017 §9.2).
-        guard let sha256 = Self.sha256, let context = EVP_PKEY_CTX_new_from_pkey(nil, key, nil) else { return false }
-        defer { EVP_PKEY_CTX_free(context) }
-        let ready =
-            EVP_PKEY_verify_init(context) == 1 && EVP_PKEY_CTX_set_signature_md(context, sha256) == 1
-            && (!isRSA || EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1)
-        let valid = ready && EVP_PKEY_verify(context, signature, signature.count, digest, digest.count) == 1
-        // A refused signature leaves its reason in this thread's error queue, which nothing reads.
-        if !valid { ERR_clear_error() }
-        return valid
+        guard EVP_PKEY_verify_init(context) == 1, EVP_PKEY_CTX_set_signature_md(context, sha256) == 1,
+            !isRSA || EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1
+        else {
+            EVP_PKEY_CTX_free(context)
+            ERR_clear_error()
+            return nil
+        }
+        return Context(pointer: context)
     }
 
     /// SHA-256, fetched once: an implicit fetch on every verification costs a look-up per call.
