@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Layers, each a target; imports only point down:
-// CSodium, CSQLite, CPostgres (C), Locking -> VaultCrypto, VaultStorage -> VaultCore -> OAuth2 -> Credentials
+// CSodium, COpenSSL, CSQLite, CPostgres (C), Locking -> VaultCrypto, VaultStorage -> VaultCore -> OAuth2 -> Credentials
 // -> TokenVault (umbrella). Fuzzing (Fuzz/, `make fuzz`) sits on top, beside the CLI and benchmarks.
 let package = Package(
     name: "TokenVault",
@@ -16,13 +16,16 @@ let package = Package(
             name: "CSodium", path: "Sources/CSodium", pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(
+            name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(
             name: "CPostgres", path: "Sources/CPostgres", pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]),
         .target(name: "Locking"),
-        .target(name: "VaultCrypto", dependencies: ["CSodium", "Locking"]),
+        .target(name: "VaultCrypto", dependencies: ["CSodium", "COpenSSL", "Locking"]),
         .target(name: "VaultStorage", dependencies: ["CSQLite", "CPostgres", "Locking"]),
         .target(name: "VaultCore", dependencies: ["VaultCrypto", "VaultStorage", "Locking"]),
         .target(name: "OAuth2", dependencies: ["VaultCrypto", "Locking"]),

@@ -7,9 +7,10 @@ enum BenchSection: String, CaseIterable, Codable, Sendable {
     case vault
     case refresh
     case fleet
+    case idToken = "idtoken"
 
     /// The order sections run and print in.
-    static let runOrder: [BenchSection] = [.seal, .scaling, .vault, .refresh, .fleet, .kdf]
+    static let runOrder: [BenchSection] = [.seal, .scaling, .vault, .refresh, .fleet, .idToken, .kdf]
 
     /// The heading printed above the section's tables.
     var title: String {
@@ -20,6 +21,7 @@ enum BenchSection: String, CaseIterable, Codable, Sendable {
         case .vault: "4. Vault operations by number of stored tokens"
         case .refresh: "5. Refresh coalescing"
         case .fleet: "6. A fleet on PostgreSQL"
+        case .idToken: "7. ID-token validation"
         }
     }
 }

@@ -31,6 +31,8 @@ struct BenchmarkReport: Codable, Sendable {
     var refresh: RefreshCoalescingBenchmark.Result?
     /// Section 6.
     var fleet: FleetBenchmark.Result?
+    /// Section 7.
+    var idToken: IDTokenValidationBenchmark.Result?
     /// The harness's goals against this run.
     var goals: [Goal] = []
 

@@ -73,6 +73,10 @@ struct BenchmarkRun {
                     .run(progress: progress)
                 report.fleet = fleet
                 tables = FleetBenchmark.tables(fleet)
+            case .idToken:
+                let idToken = try await IDTokenValidationBenchmark(sampler: sampler).run()
+                report.idToken = idToken
+                tables = [IDTokenValidationBenchmark.table(idToken)]
             case .kdf:
                 let (unlocks, opens) = try KeyDerivationBenchmark(
                     settings: KeyDerivationBenchmark.settings(quick: quick), keyFileOpens: quick ? 3 : 10,

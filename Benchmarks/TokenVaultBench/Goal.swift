@@ -56,6 +56,7 @@ struct Goal: Codable, Sendable {
         }
         if let vault = report.vaultOperations { goals += vaultGoals(vault) }
         if let fleet = report.fleet { goals += fleetGoals(fleet) }
+        if let idToken = report.idToken { goals.append(IDTokenValidationBenchmark.goal(idToken)) }
         return goals
     }
 

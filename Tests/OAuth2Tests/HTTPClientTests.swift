@@ -51,10 +51,14 @@ struct HTTPClientTests {
             ("POST", configuration.introspectionEndpoint), ("GET", configuration.userinfoEndpoint),
             ("POST", configuration.revocationEndpoint),
         ].map { RecordingHTTPClient.Request(method: $0, url: try #require($1)) }
-        #expect(Array(recorder.requests.dropFirst(2)) == expected)
+        // The issuer's key set, fetched to validate the ID token unless another test's client of the
+        // same issuer already cached it, goes through the client as well.
+        let keySet = recorder.requests.filter { $0.path.hasSuffix("/jwks.json") }.count
+        #expect(keySet <= 1)
+        #expect(Array(recorder.requests.dropFirst(2)).filter { !$0.path.hasSuffix("/jwks.json") } == expected)
         // And the revocation took effect there.
         #expect(try await !client.introspect(refreshed, type: .accessToken).active)
-        #expect(recorder.requests.count == 8)
+        #expect(recorder.requests.count == 8 + keySet)
         // Each one reached the server, and nothing else did.
         #expect(try await server.tokenRequests() == ["password": 1, "refresh_token": 1])
         for (path, count) in recorder.countsByPath {

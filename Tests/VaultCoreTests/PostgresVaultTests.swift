@@ -292,17 +292,18 @@ struct PostgresVaultTests {
     @Test func aStatementPastTheTimeoutIsCancelledAndWritesNothing() throws {
         let connection = try PostgresTestServer.makeVaultSchema()
         var configuration = Vault.Configuration()
-        configuration.statementTimeout = .milliseconds(200)
+        // Long enough for creating the tables on a loaded machine, well short of the slow write.
+        configuration.statementTimeout = .seconds(1)
         let vault = try Vault.create(
             postgres: connection, unlock: unlock, keyDerivation: TestVaults.fastKeyDerivation,
             configuration: configuration)
         try vault.set("before", for: SecretKey<String>("kept"))
-        // A server that takes 2 s over each write of the digest, the last statement of a write.
+        // A server that takes 4 s over each write of the digest, the last statement of a write.
         try admin(connection) { db in
             try db.execute(
                 """
                 CREATE FUNCTION slow() RETURNS trigger LANGUAGE plpgsql AS $$
-                BEGIN PERFORM pg_sleep(2); RETURN NEW; END $$;
+                BEGIN PERFORM pg_sleep(4); RETURN NEW; END $$;
                 CREATE TRIGGER slow BEFORE UPDATE ON integrity FOR EACH ROW EXECUTE FUNCTION slow();
                 """)
         }

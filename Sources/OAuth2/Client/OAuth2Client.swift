@@ -15,7 +15,9 @@ import VaultCrypto
 /// default, which follows a redirect only within the origin it came from, or one of your own (a
 /// proxy, mTLS, a test double) through ``init(issuer:clientID:clientSecret:scopes:httpClient:)``.
 /// Public clients send `client_id` in the body; confidential ones authenticate with HTTP Basic (or
-/// in the body, see ``ClientAuthentication``). Every failure is an ``OAuth2Error``.
+/// in the body, see ``ClientAuthentication``). The ID token of every grant and refresh is validated
+/// (``IDTokenValidator``, with the issuer's keys from its `jwks_uri`) before the token is returned.
+/// Every failure is an ``OAuth2Error``.
 public final class OAuth2Client: Sendable {
     /// The issuer.
     public let issuer: URL
@@ -33,6 +35,8 @@ public final class OAuth2Client: Sendable {
     public let transportPolicy: TransportPolicy
     /// The transport every request goes through.
     public let httpClient: any HTTPClient
+    /// How the ID tokens of grants and refreshes are validated (``IDTokenValidator``).
+    public let idTokenValidation: IDTokenValidator.Options
     private let discovered = Locked<OpenIDConfiguration?>(nil)
 
     /// A client whose requests go through `httpClient`.
@@ -52,11 +56,12 @@ public final class OAuth2Client: Sendable {
     ///   - transportPolicy: Which URLs requests may go to; ``TransportPolicy/httpsExceptLoopback``
     ///     by default. An issuer the policy does not permit fails the first request with
     ///     ``OAuth2Error/insecureTransport(_:)``.
+    ///   - idTokenValidation: Leeway, clock, algorithms and key cache for ID-token validation.
     public init(
         issuer: URL, clientID: String, clientSecret: String? = nil, scopes: [String] = [],
         httpClient: any HTTPClient,
         clientAuthentication: ClientAuthentication = .basic, requestTimeout: TimeInterval = 30,
-        transportPolicy: TransportPolicy = .httpsExceptLoopback
+        transportPolicy: TransportPolicy = .httpsExceptLoopback, idTokenValidation: IDTokenValidator.Options = .init()
     ) {
         self.issuer = issuer
         self.clientID = clientID
@@ -66,6 +71,7 @@ public final class OAuth2Client: Sendable {
         self.clientAuthentication = clientAuthentication
         self.requestTimeout = requestTimeout
         self.transportPolicy = transportPolicy
+        self.idTokenValidation = idTokenValidation
     }
 
     /// A client whose requests go through `httpClient`, with HTTP Basic client authentication, a
@@ -100,17 +106,18 @@ public final class OAuth2Client: Sendable {
     ///   - transportPolicy: Which URLs requests may go to; ``TransportPolicy/httpsExceptLoopback``
     ///     by default. An issuer the policy does not permit fails the first request with
     ///     ``OAuth2Error/insecureTransport(_:)``.
+    ///   - idTokenValidation: Leeway, clock, algorithms and key cache for ID-token validation.
     public convenience init(
         issuer: URL, clientID: String, clientSecret: String? = nil, scopes: [String] = [],
         session: URLSession = .shared,
         clientAuthentication: ClientAuthentication = .basic, requestTimeout: TimeInterval = 30,
-        transportPolicy: TransportPolicy = .httpsExceptLoopback
+        transportPolicy: TransportPolicy = .httpsExceptLoopback, idTokenValidation: IDTokenValidator.Options = .init()
     ) {
         self.init(
             issuer: issuer, clientID: clientID, clientSecret: clientSecret, scopes: scopes,
             httpClient: URLSessionHTTPClient(session: session, transportPolicy: transportPolicy),
             clientAuthentication: clientAuthentication, requestTimeout: requestTimeout,
-            transportPolicy: transportPolicy)
+            transportPolicy: transportPolicy, idTokenValidation: idTokenValidation)
     }
 
     /// A client for the issuer and client a token was issued by and to.
@@ -208,15 +215,20 @@ public final class OAuth2Client: Sendable {
 
     /// Refreshes `token` (RFC 6749 §6) and merges the answer into it: new values win; a refresh
     /// token, ID token or device secret the server does not send again is kept; the id and context
-    /// are kept; `issuedAt` is the time of the answer.
+    /// are kept; `issuedAt` is the time of the answer. A new ID token is validated, and must be
+    /// about the same `sub` as the one it replaces (OpenID Connect Core §12.2); a kept one keeps
+    /// its verification state.
     ///
     /// - Parameter token: The token to refresh.
     /// - Returns: The merged token.
-    /// - Throws: ``OAuth2Error/missingToken(_:)`` without a refresh token, else the request's errors.
+    /// - Throws: ``OAuth2Error/missingToken(_:)`` without a refresh token,
+    ///   ``OAuth2Error/invalidIDToken(_:)`` for a new ID token that fails validation, else the
+    ///   request's errors.
     public func refresh(_ token: Token) async throws -> Token {
         guard let refreshToken = token.refreshToken else { throw OAuth2Error.missingToken(.refreshToken) }
         let fresh = try await tokenRequest(
-            [("grant_type", "refresh_token"), ("refresh_token", refreshToken)], context: token.context)
+            [("grant_type", "refresh_token"), ("refresh_token", refreshToken)], context: token.context,
+            subject: token.idToken?.subject)
         return token.merged(with: fresh)
     }
 
@@ -248,13 +260,17 @@ public final class OAuth2Client: Sendable {
     ///   - code: The code from the redirect.
     ///   - verifier: The PKCE verifier whose challenge went with the authorization request.
     ///   - redirectURI: The same redirect URI.
+    ///   - nonce: The nonce sent with the authorization request, if one was: the ID token must
+    ///     carry it.
     /// - Returns: The token.
-    public func exchange(code: String, verifier: String, redirectURI: URL) async throws -> Token {
+    /// - Throws: ``OAuth2Error/invalidIDToken(_:)`` for an ID token that fails validation, else
+    ///   the request's errors.
+    public func exchange(code: String, verifier: String, redirectURI: URL, nonce: String? = nil) async throws -> Token {
         try await tokenRequest(
             [
                 ("grant_type", "authorization_code"), ("code", code), ("code_verifier", verifier),
                 ("redirect_uri", redirectURI.absoluteString),
-            ], context: context(scopes: nil))
+            ], context: context(scopes: nil), nonce: nonce)
     }
 
     /// The URL to send the user to for the authorization-code flow with PKCE.
@@ -262,12 +278,14 @@ public final class OAuth2Client: Sendable {
     /// - Parameters:
     ///   - redirectURI: Where the server sends the code.
     ///   - state: An unguessable value to check on return.
-    ///   - pkce: The PKCE pair; keep its verifier for ``exchange(code:verifier:redirectURI:)``.
+    ///   - pkce: The PKCE pair; keep its verifier for ``exchange(code:verifier:redirectURI:nonce:)``.
     ///   - scopes: The scopes; the client's by default.
+    ///   - nonce: An unguessable value the ID token must carry back (OpenID Connect Core §3.1.2.1);
+    ///     pass the same to ``exchange(code:verifier:redirectURI:nonce:)``.
     /// - Returns: The authorization URL.
-    public func authorizationURL(redirectURI: URL, state: String, pkce: PKCE, scopes: [String]? = nil) async throws
-        -> URL
-    {
+    public func authorizationURL(
+        redirectURI: URL, state: String, pkce: PKCE, scopes: [String]? = nil, nonce: String? = nil
+    ) async throws -> URL {
         let endpoint = try await endpoint("authorization_endpoint", "authorization")
         var components = URLComponents(url: endpoint, resolvingAgainstBaseURL: false)!
         components.queryItems =
@@ -278,7 +296,7 @@ public final class OAuth2Client: Sendable {
                 URLQueryItem(name: "state", value: state),
                 URLQueryItem(name: "code_challenge", value: pkce.challenge),
                 URLQueryItem(name: "code_challenge_method", value: pkce.method),
-            ]
+            ] + (nonce.map { [URLQueryItem(name: "nonce", value: $0)] } ?? [])
         return components.url!
     }
 
@@ -383,10 +401,13 @@ public final class OAuth2Client: Sendable {
 
     // MARK: Helpers
 
-    private func tokenRequest(_ form: [(String, String)], context: Token.Context) async throws -> Token {
+    private func tokenRequest(
+        _ form: [(String, String)], context: Token.Context, nonce: String? = nil, subject: String? = nil
+    ) async throws -> Token {
         let endpoint = try await endpoint("token_endpoint", "token")
         let (data, _) = try await post(endpoint, form: form)
-        return try Token(response: data, context: context, issuedAt: Date())
+        return try await validatingIDToken(
+            of: Token(response: data, context: context, issuedAt: Date()), nonce: nonce, subject: subject)
     }
 
     private func scopeField(_ requested: [String]?) -> [(String, String)] {

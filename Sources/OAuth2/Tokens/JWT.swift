@@ -3,14 +3,19 @@ import Locking
 
 /// A JSON Web Token, decoded for its claims.
 ///
-/// This reads the payload of a compact JWS (`header.payload.signature`); it does not verify the
-/// signature, since the token came straight from the issuer over TLS (OIDC Core 3.1.3.7 allows
-/// this for the token endpoint). Never trust a JWT from elsewhere on this alone.
+/// Decoding reads the payload of a compact JWS (`header.payload.signature`) and checks nothing:
+/// a decoded JWT is unverified (``isVerified`` is `false`). Only ``IDTokenValidator`` (which
+/// ``OAuth2Client`` runs on every ID token it receives) gives a verified one. Equality and hashing
+/// compare ``rawValue`` alone, and the `Codable` form is the compact text, so decoding it gives an
+/// unverified JWT again.
 public struct JWT: Codable, Sendable, Hashable, HasClaims, JSONClaimsContainer, CustomStringConvertible,
     CustomReflectable
 {
     /// The compact serialisation.
     public let rawValue: String
+    /// Whether ``IDTokenValidator`` checked this token's signature and claims: `true` only for a
+    /// JWT it returned.
+    public let isVerified: Bool
     /// The header and payload, parsed when decoded from `rawValue` or on first access.
     private let parts: Parts
 
@@ -30,9 +35,22 @@ public struct JWT: Codable, Sendable, Hashable, HasClaims, JSONClaimsContainer, 
             throw OAuth2Error.invalidToken("a JWT has three dot-separated parts, this has \(parts.count)")
         }
         self.rawValue = rawValue
+        isVerified = false
         let header = try Self.decodeObject(parts[0], part: "header")
         let claims = try Self.decodeObject(parts[1], part: "payload")
         self.parts = Parts(rawValue, decoded: Decoded(header: header, claims: claims))
+    }
+
+    private init(verified jwt: JWT) {
+        rawValue = jwt.rawValue
+        isVerified = true
+        parts = jwt.parts
+    }
+
+    /// This token, marked verified: for ``IDTokenValidator`` once every check passed, and for a
+    /// token read back from storage that recorded it as verified.
+    func markedVerified() -> JWT {
+        JWT(verified: self)
     }
 
     /// A JWT read back from storage, where it was kept after ``init(_:)`` decoded it: only its shape
@@ -53,6 +71,7 @@ public struct JWT: Codable, Sendable, Hashable, HasClaims, JSONClaimsContainer, 
         }
         guard shaped else { throw OAuth2Error.invalidToken("a stored JWT is not three base64url parts") }
         self.rawValue = rawValue
+        isVerified = false
         self.parts = Parts(rawValue, decoded: nil)
     }
 
@@ -84,14 +103,17 @@ public struct JWT: Codable, Sendable, Hashable, HasClaims, JSONClaimsContainer, 
         return (0..<first, (first + 1)..<second)
     }
 
-    /// Redacted: the token's issuer and subject, never the token.
+    /// Redacted: the token's issuer and subject and whether it is verified, never the token.
     public var description: String {
-        "JWT(iss: \(issuer ?? "-"), sub: \(subject ?? "-"), redacted)"
+        "JWT(iss: \(issuer ?? "-"), sub: \(subject ?? "-"), \(isVerified ? "verified" : "unverified"), redacted)"
     }
 
-    /// What `dump()` and debuggers show: the issuer and subject, never the token.
+    /// What `dump()` and debuggers show: the issuer and subject and whether it is verified, never
+    /// the token.
     public var customMirror: Mirror {
-        Mirror(self, children: ["issuer": issuer as Any, "subject": subject as Any], displayStyle: .struct)
+        Mirror(
+            self, children: ["issuer": issuer as Any, "subject": subject as Any, "isVerified": isVerified],
+            displayStyle: .struct)
     }
 
     public init(from decoder: any Decoder) throws {

@@ -25,6 +25,9 @@ public enum OAuth2Error: Error, Equatable, Sendable, LocalizedError {
     /// The server redirected a request to another origin; the request, which may carry the client
     /// secret or a token, was not repeated there.
     case redirectRefused(String)
+    /// The ID token the server returned failed validation (OpenID Connect Core §3.1.3.7); the
+    /// token was not returned.
+    case invalidIDToken(IDTokenValidationError)
 
     public var errorDescription: String? {
         switch self {
@@ -44,6 +47,7 @@ public enum OAuth2Error: Error, Equatable, Sendable, LocalizedError {
         case .issuerMismatch(let expected, nil):
             "The discovery document names no issuer URL; the configured issuer is \"\(expected)\"."
         case .redirectRefused(let detail): "The server redirected the request to \(detail); it was not followed."
+        case .invalidIDToken(let reason): reason.errorDescription
         }
     }
 }

@@ -82,6 +82,11 @@ public struct Token: Codable, Sendable, Equatable, CustomStringConvertible, Cust
     /// When the access token expires.
     public var expiresAt: Date { issuedAt.addingTimeInterval(expiresIn) }
 
+    /// Whether the ID token's signature and claims were checked (``JWT/isVerified``): `true` for
+    /// a token an ``OAuth2Client`` grant or refresh returned with an ID token, `false` without an
+    /// ID token and for one decoded from a raw response with ``init(response:context:issuedAt:)``.
+    public var idTokenVerified: Bool { idToken?.isVerified ?? false }
+
     /// The token types a response may carry, spelled as registered (RFC 6750, RFC 9449): the
     /// decoded ``tokenType`` is always one of these.
     public static let knownTokenTypes = ["Bearer", "DPoP"]
@@ -93,6 +98,7 @@ public struct Token: Codable, Sendable, Equatable, CustomStringConvertible, Cust
     /// counts as expired and is refreshed before use). `token_type` must be `Bearer` or `DPoP` in
     /// any case (it is stored as registered), and `access_token` printable ASCII (RFC 6749 A.12):
     /// both end up in an `Authorization` header, where nothing from the server may add a line.
+    /// The ID token is decoded, not verified: ``idTokenVerified`` is `false`.
     /// - Parameters:
     ///   - response: The response body.
     ///   - context: The issuer and client the token is for.
