@@ -19,6 +19,7 @@ import os
 import re
 import shutil
 import signal
+import sqlite3
 import sys
 import tempfile
 import threading
@@ -116,6 +117,15 @@ def main(argv):
     os.close(fd)
     try:
         shutil.copyfile(template, run_db)
+        # The template is in rollback-journal mode. Switching to WAL needs the file to itself, and
+        # a switch attempted by two of the server's first connections at once (the two discovery
+        # documents are fetched together) fails one with "database is locked" at once, without
+        # waiting. So switch here, before any request.
+        db = sqlite3.connect(run_db)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+        finally:
+            db.close()
         return serve(args, state_dir, run_db)
     finally:
         remove_db_files(run_db)
