@@ -96,23 +96,21 @@ struct HTTPClientTests {
         #expect(response.statusCode == 200)
         #expect(!data.isEmpty)
 
+        // The server answers after 20 s, so a request that did not time out would succeed.
         try await server.armFault("slow", path: path, seconds: 20)
-        var started = ContinuousClock.now
         let timeout = await #expect(throws: URLError.self) {
             try await client.send(URLRequest(url: url, timeoutInterval: 1))
         }
         #expect(timeout?.code == .timedOut)
-        #expect(ContinuousClock.now - started < .seconds(15))
 
-        // Parked at the server for up to 30 s: a cancelled request ends long before.
+        // Parked at the server until released (30 s at most): a request whose cancellation were
+        // ignored would end with the server's answer, not with `cancelled`.
         try await server.armFault("hold", path: path, seconds: 30)
-        let task = Task { try await client.send(URLRequest(url: url, timeoutInterval: 30)) }
+        let task = Task { try await client.send(URLRequest(url: url, timeoutInterval: 60)) }
         #expect(try await server.awaitHeld() == 1)
-        started = ContinuousClock.now
         task.cancel()
         let error = await #expect(throws: URLError.self) { try await task.value }
         #expect(error?.code == .cancelled)
-        #expect(ContinuousClock.now - started < .seconds(20))
         try await server.releaseHeld()
         // A plain-http URL on a network is refused by the default client too, before it is sent.
         await #expect(throws: OAuth2Error.insecureTransport("the URL (http://example.com)")) {
@@ -171,9 +169,8 @@ struct HTTPClientTests {
                 try await Task.sleep(for: .seconds(600))
                 throw CancellationError()
             }, requestTimeout: 0.3)
-        let started = ContinuousClock.now
+        // The client sleeps for 600 s, so only the deadline can end this with a timeout.
         await #expect(throws: OAuth2Error.network("the request timed out")) { try await hanging.openIDConfiguration() }
-        #expect(ContinuousClock.now - started < .seconds(30))
 
         let notJSON = OAuth2Client(
             issuer: issuer, clientID: "c", httpClient: ScriptedHTTPClient { try ScriptedHTTPClient.answer($0, 200) })
