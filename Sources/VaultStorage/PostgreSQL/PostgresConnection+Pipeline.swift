@@ -2,8 +2,9 @@ internal import CPostgres
 
 extension PostgresConnection {
     /// Sends every statement at once and waits for the answers once: one round trip, however
-    /// many statements. Wraps libpq's pipeline mode (`PQenterPipelineMode`, `PQsendQueryParams`
-    /// for each, one `PQpipelineSync`).
+    /// many statements. Wraps libpq's pipeline mode (`PQenterPipelineMode`, `PQsendQueryPrepared`
+    /// for each, one `PQpipelineSync`); a statement this session has not prepared yet is prepared
+    /// first, in a round trip of its own (once per session).
     ///
     /// With no `BEGIN` among them, the statements run as one implicit transaction that the sync
     /// commits: all of them take effect, or, when one fails, none (the server rolls back those
@@ -20,11 +21,17 @@ extension PostgresConnection {
         guard !isInTransaction else {
             throw PostgresError(kind: .misuse, message: "a pipeline runs as its own transaction, not inside one")
         }
+        // Prepared first, outside the pipeline: a statement the server skipped after another's
+        // failure would otherwise be taken as prepared when it is not.
+        let names = try statements.map { try preparedName(for: $0.sql, PostgresParameters($0.values)) }
         guard PQenterPipelineMode(handle) == 1 else { throw lostOrClientError() }
-        for statement in statements {
+        for (index, statement) in statements.enumerated() {
             let parameters = try PostgresParameters(statement.values)
             let sent = parameters.withArguments { count, types, values, lengths, formats in
-                PQsendQueryParams(handle, statement.sql, count, types, values, lengths, formats, 1)
+                if let name = names[index] {
+                    return PQsendQueryPrepared(handle, name, count, values, lengths, formats, 1)
+                }
+                return PQsendQueryParams(handle, statement.sql, count, types, values, lengths, formats, 1)
             }
             guard sent == 1 else { return try abandon(handle) }
         }

@@ -11,6 +11,8 @@ package final class PostgresConnection {
     /// Masks the password in libpq's messages.
     private let connectionString: PostgresConnectionString
     private var isClosed = false
+    /// The statements this session has prepared (``preparedName(for:_:)``).
+    var preparedStatements = PostgresPreparedStatements()
 
     /// Connects. Wraps `PQconnectdbParams`, with `connect_timeout` set from `connectTimeout`.
     ///
@@ -189,8 +191,10 @@ package final class PostgresConnection {
     ) throws -> Value {
         guard !isClosed else { throw PostgresError.closed }
         let parameters = try PostgresParameters(values)
+        let name = try preparedName(for: sql, parameters)
         let result = parameters.withArguments { count, types, values, lengths, formats in
-            PQexecParams(handle, sql, count, types, values, lengths, formats, 1)
+            if let name { return PQexecPrepared(handle, name, count, values, lengths, formats, 1) }
+            return PQexecParams(handle, sql, count, types, values, lengths, formats, 1)
         }
         defer { PQclear(result) }
         try check(result)

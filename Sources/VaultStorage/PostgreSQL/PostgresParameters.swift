@@ -62,6 +62,10 @@ struct PostgresParameters: ~Copyable {
         formats.append(1)
     }
 
+    /// The parameters' type OIDs, in order: with the statement's text, what a prepared statement
+    /// is kept under, since the server fixes the types when it prepares.
+    var typeSignature: [Oid] { types }
+
     /// Calls `body` with the count and the four arrays `PQexecParams` reads.
     func withArguments<Result>(
         _ body: (

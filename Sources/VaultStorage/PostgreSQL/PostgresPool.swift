@@ -42,7 +42,8 @@ package final class PostgresPool: Sendable {
     ///   - connectTimeout: Passed to each ``PostgresConnection``.
     ///   - resetsSessions: Whether to reset a returned connection with `DISCARD ALL`; pass `false`
     ///     only when no borrower changes session state (every setting in the connection string's
-    ///     options or transaction-local, no `LISTEN`, no prepared statement, no temporary table).
+    ///     options or transaction-local, no `LISTEN`, no temporary table; the statements the connection
+    ///     prepares itself are its own to keep).
     /// - Throws: ``PostgresError/Kind/misuse`` for a size under 1.
     package init(
         _ connectionString: PostgresConnectionString, size: Int, connectTimeout: Duration = .seconds(10),
@@ -89,7 +90,7 @@ package final class PostgresPool: Sendable {
     package func checkIn(_ connection: PostgresConnection) {
         defer { permits.signal() }
         if connection.isInTransaction { try? connection.execute("ROLLBACK") }
-        guard connection.isUsable, !resetsSessions || (try? connection.execute("DISCARD ALL")) != nil else {
+        guard connection.isUsable, !resetsSessions || (try? connection.discardSessionState()) != nil else {
             connection.close()
             return
         }
