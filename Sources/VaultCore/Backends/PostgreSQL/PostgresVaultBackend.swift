@@ -14,9 +14,9 @@ import VaultStorage
 ///
 /// A write that may run twice (``writeAhead(_:)``) first runs on what this process knows of the
 /// rows from its own last write (``PostgresKnownState``), with its statements collected instead of
-/// sent, then sends them in one pipeline: the write lock, a guard that the header's `changes`
-/// counter still reads what it read then, the writes and the counter's bump, committed together
-/// in one round trip. When another process wrote in between, the guard fails and nothing is
+/// sent, then sends them in one pipeline: the write lock, the writes, and the bump of the header's
+/// `changes` counter from the value the state was true at, which fails the pipeline, rolling the
+/// writes back, when the counter reads otherwise; committed together in one round trip. When another process wrote in between, the guard fails and nothing is
 /// written; when the write needs a row this process does not know, nothing is sent. Either way it
 /// runs again in a transaction.
 final class PostgresVaultBackend: VaultBackend {
@@ -111,13 +111,9 @@ final class PostgresVaultBackend: VaultBackend {
             !deferred.statements.isEmpty
         else { return nil }
         let statements =
-            [
-                PostgresStatement(PostgresSchema.lockStatement),
-                // Divides by zero, failing the pipeline before any write, unless no write committed
-                // since `draft` was true.
-                PostgresStatement(
-                    "SELECT 1 / (changes = $1)::int FROM vault_header WHERE singleton = 1", [.int8(expected)]),
-            ] + deferred.statements + [PostgresStatement(Self.bumpChanges, returnsRows: true)]
+            [PostgresStatement(PostgresSchema.lockStatement)] + deferred.statements + [
+                PostgresStatement(Self.bumpChangesIfUnchanged, [.int8(expected)], returnsRows: true)
+            ]
         let answers: [[PostgresRow]]
         do {
             answers = try pool.withConnection(timeout: lockTimeout) { try $0.pipeline(statements) }
@@ -149,6 +145,16 @@ final class PostgresVaultBackend: VaultBackend {
         "WITH moved AS (UPDATE vault_header SET changes = changes + 1 WHERE singleton = 1 "
         + "AND pg_current_xact_id_if_assigned() IS NOT NULL RETURNING changes) "
         + "SELECT changes, pg_notify(\(PostgresSchema.changeChannel), changes::text)::text FROM moved"
+
+    /// The last statement of a write run ahead: moves the change stamp and wakes the other
+    /// processes as ``bumpChanges`` does, but only from the value `$1` the write was run on, and
+    /// divides by zero otherwise, failing the pipeline, so that everything it wrote rolls back.
+    /// The write lock, taken by the pipeline's first statement, makes the check final: no other
+    /// writer can commit between it and the commit.
+    private static let bumpChangesIfUnchanged =
+        "WITH moved AS (UPDATE vault_header SET changes = changes + 1 WHERE singleton = 1 AND changes = $1 "
+        + "RETURNING changes) SELECT max(changes) + 0 * (1 / count(*)), "
+        + "pg_notify(\(PostgresSchema.changeChannel), max(changes)::text)::text FROM moved"
 
     /// One statement outside a transaction block, so one snapshot and one round trip, instead of the
     /// five of a ``read(_:)`` transaction (begin, epoch, two look-ups, commit).
