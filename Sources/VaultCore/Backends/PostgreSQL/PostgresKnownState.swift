@@ -17,11 +17,11 @@ final class PostgresKnownState: @unchecked Sendable {
     /// The index's mark (`record_index_state.filed_through`).
     var filedThrough: [UInt8]?
     /// Sealed digests by scope (`[]` for the vault-wide one): `.some(nil)` for none stored.
-    var sealedDigests: [[UInt8]: [UInt8]?] = [:]
+    var sealedDigests = LayeredDictionary<[UInt8], [UInt8]?>()
     /// Rows by look-up tag: `.some(nil)` for no row.
-    var rows: [[UInt8]: RecordRow?] = [:]
+    var rows = LayeredDictionary<[UInt8], RecordRow?>()
     /// Whether a row carries the tag, for tags read only through `containsRow`.
-    var contained: [[UInt8]: Bool] = [:]
+    var contained = LayeredDictionary<[UInt8], Bool>()
 
     init() {}
 
@@ -64,8 +64,8 @@ final class PostgresKnownState: @unchecked Sendable {
     /// every row by tag is forgotten, since the old tag is not known here.
     func updated(_ row: RecordRow) {
         guard let lookup = row.lookup, rows[lookup]??.id == row.id else {
-            rows = [:]
-            contained = [:]
+            rows.removeAll()
+            contained.removeAll()
             return
         }
         rows[lookup] = .some(row)

@@ -276,7 +276,7 @@ struct PostgresRecordStore: RecordStore {
 
     func removeGroupDigests() throws {
         try db.run("DELETE FROM group_integrity")
-        known?.sealedDigests = known?.sealedDigests.filter { $0.key.isEmpty } ?? [:]
+        known?.sealedDigests = known?.sealedDigests.filter { $0.isEmpty } ?? LayeredDictionary()
     }
 
     // MARK: Row mapping

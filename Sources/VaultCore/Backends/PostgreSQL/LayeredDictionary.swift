@@ -1,0 +1,45 @@
+/// A dictionary that is cheap to copy and change a little: changes go to a small top layer over
+/// a base layer that copies share. Each write run ahead on a PostgreSQL vault works on a copy of
+/// what the process knows and changes a few entries; with one plain dictionary, the first change
+/// to a copy copied every entry, so a store took longer the more rows the process had written.
+///
+/// The top is merged into the base once it outgrows a quarter of it (at least 64 entries), so a
+/// change costs a constant amount on average. Past ``capacity`` entries everything is forgotten:
+/// what is not known is read again, so the memory a long-running writer keeps stays bounded.
+package struct LayeredDictionary<Key: Hashable, Value> {
+    /// The most entries kept.
+    package static var capacity: Int { 1024 }
+
+    private var base: [Key: Value] = [:]
+    private var top: [Key: Value] = [:]
+
+    package init() {}
+
+    package subscript(key: Key) -> Value? {
+        get { top[key] ?? base[key] }
+        set {
+            top[key] = newValue
+            if newValue == nil { base[key] = nil }
+            if top.count > max(64, base.count / 4) { mergeTop() }
+        }
+    }
+
+    /// Forgets every entry.
+    package mutating func removeAll() {
+        base = [:]
+        top = [:]
+    }
+
+    /// The entries whose key passes `isIncluded`.
+    package func filter(_ isIncluded: (Key) -> Bool) -> LayeredDictionary {
+        var kept = LayeredDictionary()
+        kept.base = base.merging(top) { _, newer in newer }.filter { isIncluded($0.key) }
+        return kept
+    }
+
+    private mutating func mergeTop() {
+        base.merge(top) { _, newer in newer }
+        top = [:]
+        if base.count > Self.capacity { base = [:] }
+    }
+}
