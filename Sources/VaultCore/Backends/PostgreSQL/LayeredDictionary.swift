@@ -3,12 +3,15 @@
 /// what the process knows and changes a few entries; with one plain dictionary, the first change
 /// to a copy copied every entry, so a store took longer the more rows the process had written.
 ///
-/// The top is merged into the base once it outgrows a quarter of it (at least 64 entries), so a
-/// change costs a constant amount on average. Past ``capacity`` entries everything is forgotten:
-/// what is not known is read again, so the memory a long-running writer keeps stays bounded.
+/// A copy's first change copies the top; merging the top into the base copies the base. With the
+/// top merged at 32 entries, about the square root of ``capacity``, a change costs a few dozen
+/// entry copies, however many entries there are. Past ``capacity`` entries everything is
+/// forgotten: what is not known is read again, so what a long-running writer keeps stays bounded.
 package struct LayeredDictionary<Key: Hashable, Value> {
     /// The most entries kept.
     package static var capacity: Int { 1024 }
+    /// The most entries the top holds before it is merged into the base.
+    package static var topCapacity: Int { 32 }
 
     private var base: [Key: Value] = [:]
     private var top: [Key: Value] = [:]
@@ -20,7 +23,7 @@ package struct LayeredDictionary<Key: Hashable, Value> {
         set {
             top[key] = newValue
             if newValue == nil { base[key] = nil }
-            if top.count > max(64, base.count / 4) { mergeTop() }
+            if top.count > Self.topCapacity { mergeTop() }
         }
     }
 
