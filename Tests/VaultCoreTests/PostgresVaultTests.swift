@@ -119,6 +119,45 @@ struct PostgresVaultTests {
         }
     }
 
+    /// Terms wait in their records' rows until enough records have some, then one statement on
+    /// the server files them all in the index; the filing goes in the pipeline of the write that
+    /// fills the limit, and every record is found by its term before and after.
+    @Test func termsAreFiledOnTheServerInTheWriteThatFillsTheLimit() throws {
+        let connection = try PostgresTestServer.makeVaultSchema()
+        let vault = try create(connection)
+        let shared = IndexTerm(field: "tag", value: "team=a")
+        var ids: [String] = []
+        func insert() throws {
+            let id = "token \(ids.count)"
+            _ = try vault.insertTokenRecord(
+                id: id, metadata: Array(id.utf8), terms: [shared, IndexTerm(field: "tag", value: id)],
+                secret: [1], policy: VaultPolicy(), defaultIfNone: false)
+            ids.append(id)
+        }
+        func waiting() throws -> Int64 {
+            try admin(connection) { try $0.queryFirst("SELECT count(*) FROM records WHERE terms IS NOT NULL")?.int8(0) }
+                ?? -1
+        }
+        // The first filing sets the mark; then records wait until the limit is reached.
+        try insert()
+        for _ in 1..<Int(UnfiledTerms.limit) { try insert() }
+        #expect(try waiting() == Int64(UnfiledTerms.limit) - 1)
+        #expect(try vault.tokenRecordMetadata(matchingAll: [shared])?.map(\.id).sorted() == ids.sorted())
+        let before = try #require(vault.writesAheadForTesting)
+        try insert()
+        #expect(try waiting() == 0)
+        #expect(vault.writesAheadForTesting?.committed == before.committed + 1)
+        #expect(vault.writesAheadForTesting?.rerun == before.rerun)
+        let filed = try admin(connection) { try $0.queryFirst("SELECT count(*) FROM record_index")?.int8(0) }
+        #expect(filed == Int64(ids.count * 2))
+        #expect(try vault.tokenRecordMetadata(matchingAll: [shared])?.map(\.id).sorted() == ids.sorted())
+        #expect(
+            try vault.tokenRecordMetadata(matchingAll: [IndexTerm(field: "tag", value: "token 7")])?.map(\.id) == [
+                "token 7"
+            ])
+        #expect(try vault.verify().recordCount >= ids.count)
+    }
+
     @Test func processesOfAFleetNeverLoseAnUpdate() throws {
         let directory = TemporaryDirectory()
         let (vault, _, connectionFile, keyFile) = try PostgresTestServer.keyFileVault(in: directory)

@@ -189,8 +189,18 @@ struct PostgresRecordStore: RecordStore {
     }
 
     /// Files the terms of every record above `mark` in `record_index` and moves the mark to `largest`.
+    ///
+    /// The server splits the `terms` columns itself: one statement, not one round trip per term
+    /// (about 2,000 of them for the 512 records a filing covers), and no read, so a write run
+    /// ahead can send it with its other statements.
     private func fileAll(after mark: [UInt8], through largest: [UInt8]) throws {
-        try addIndexEntries(unfiledEntries(after: mark))
+        try db.run(
+            "INSERT INTO record_index (term, record_id) "
+                + "SELECT substring(records.terms FROM term_index * \(IndexTerm.hashByteCount) + 1 "
+                + "FOR \(IndexTerm.hashByteCount)), records.record_id "
+                + "FROM records, generate_series(0, length(records.terms) / \(IndexTerm.hashByteCount) - 1) AS term_index "
+                + "WHERE records.record_id > $1 AND records.terms IS NOT NULL ON CONFLICT DO NOTHING",
+            [.bytea(mark)])
         try db.run("UPDATE records SET terms = NULL WHERE record_id > $1 AND terms IS NOT NULL", [.bytea(mark)])
         try setFiledThrough(largest)
     }
