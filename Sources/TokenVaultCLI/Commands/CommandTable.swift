@@ -62,6 +62,9 @@ enum CommandTable {
                 OptionSpec(name: "grant", value: "GRANT", help: "device (default), client-credentials or password"),
                 OptionSpec(name: "username", value: "NAME", help: "for the password grant"),
                 OptionSpec(name: "password-file", value: "PATH", help: "for the password grant (else asked)"),
+                .flag("browser", "sign in in a browser: authorization code with PKCE, redirected to 127.0.0.1"),
+                .flag("no-open", "with --browser: only print the URL, do not run xdg-open"),
+                OptionSpec(name: "timeout", value: "SECONDS", help: "with --browser: how long to wait (default 300)"),
             ], run: TokenCommands.login),
         CommandSpec(
             words: ["import"], arguments: "[FILE|-]", summary: "Store a token response (JSON) from a file or stdin",

@@ -4,9 +4,16 @@ import TokenVault
 /// login, import, list, show, token, default, tag, refresh, revoke, rm.
 enum TokenCommands {
     static func login(_ arguments: ParsedArguments, _ context: CommandContext) async throws {
+        if arguments.has("browser"), arguments.value("grant") != nil {
+            throw UsageError("--browser and --grant exclude each other")
+        }
         let client = try oauth2Client(arguments)
         _ = try context.openVault()
         let token: Token
+        if arguments.has("browser") {
+            try await store(browserLogin(client, arguments, context), arguments, context)
+            return
+        }
         switch arguments.value("grant") ?? "device" {
         case "device":
             let authorization = try await client.deviceAuthorization()
@@ -34,6 +41,25 @@ enum TokenCommands {
             throw UsageError("--grant is device, client-credentials or password")
         }
         try store(token, arguments, context)
+    }
+
+    /// The authorization-code grant with PKCE through the browser and a loopback redirect: the URL
+    /// goes to stderr and, unless `--no-open`, to `xdg-open`.
+    private static func browserLogin(
+        _ client: OAuth2Client, _ arguments: ParsedArguments, _ context: CommandContext
+    ) async throws -> Token {
+        let seconds = try arguments.value("timeout").map { text in
+            guard let value = Int(text), value > 0 else { throw UsageError("--timeout needs a number of seconds") }
+            return value
+        }
+        let opens = !arguments.has("no-open")
+        let console = context.console
+        let environment = context.environment
+        return try await client.authorizeThroughLoopback(timeout: .seconds(seconds ?? 300)) { url in
+            console.error("To sign in, open this URL in a browser:\n\(url.absoluteString)")
+            if opens { BrowserOpener.open(url, environment: environment) }
+            console.progress("Waiting for the browser...")
+        }
     }
 
     static func importToken(_ arguments: ParsedArguments, _ context: CommandContext) async throws {
