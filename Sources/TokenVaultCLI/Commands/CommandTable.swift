@@ -1,3 +1,5 @@
+import TokenVault
+
 /// Every command, its options and help: the single table the parser and `--help` read.
 enum CommandTable {
     static let global: [OptionSpec] = [
@@ -20,7 +22,7 @@ enum CommandTable {
         OptionSpec(name: "client-secret-file", value: "PATH", help: "the client secret of a confidential client"),
         OptionSpec(name: "scope", value: "SCOPES", help: "scopes to ask for", repeatable: true),
         OptionSpec(name: "tag", value: "KEY=VALUE", help: "a tag to store with the token", repeatable: true),
-        OptionSpec(name: "accessibility", value: "CLASS", help: "whenUnlocked, afterFirstUnlock, ...ThisDeviceOnly"),
+        .choice("accessibility", Accessibility.self, value: "CLASS", "when the token is readable"),
         OptionSpec(name: "access-group", value: "GROUP", help: "the access group to store it in"),
     ]
 
@@ -28,7 +30,7 @@ enum CommandTable {
         CommandSpec(
             words: ["init"], arguments: "", summary: "Create a vault (passphrase and/or key file)",
             options: [
-                OptionSpec(name: "kdf", value: "PRESET", help: "interactive, moderate (default) or sensitive"),
+                .choice("kdf", KDFPreset.self, value: "PRESET", "the Argon2id cost", default: .moderate),
                 .flag("no-passphrase", "a key file alone unlocks the vault"),
             ], run: VaultCommands.initialize),
         CommandSpec(
@@ -45,7 +47,7 @@ enum CommandTable {
                 OptionSpec(name: "new-passphrase-file", value: "PATH", help: "the slot's passphrase"),
                 OptionSpec(
                     name: "access-group", value: "GROUP", help: "scope the slot to this group", repeatable: true),
-                OptionSpec(name: "kdf", value: "PRESET", help: "interactive, moderate (default) or sensitive"),
+                .choice("kdf", KDFPreset.self, value: "PRESET", "the Argon2id cost", default: .moderate),
             ], run: VaultCommands.addKeySlot),
         CommandSpec(
             words: ["keyslot", "list"], arguments: "", summary: "List key slots", options: [],
@@ -59,7 +61,7 @@ enum CommandTable {
         CommandSpec(
             words: ["login"], arguments: "", summary: "Sign in and store the token",
             options: tokenOptions + [
-                OptionSpec(name: "grant", value: "GRANT", help: "device (default), client-credentials or password"),
+                .choice("grant", LoginGrant.self, value: "GRANT", "how to sign in", default: .device),
                 OptionSpec(name: "username", value: "NAME", help: "for the password grant"),
                 OptionSpec(name: "password-file", value: "PATH", help: "for the password grant (else asked)"),
                 .flag("browser", "sign in in a browser: authorization code with PKCE, redirected to 127.0.0.1"),
@@ -94,7 +96,7 @@ enum CommandTable {
         ),
         CommandSpec(
             words: ["revoke"], arguments: "ID", summary: "Revoke at the server (RFC 7009), then update storage",
-            options: [OptionSpec(name: "type", value: "TYPE", help: "all (default), access, refresh or device")],
+            options: [.choice("type", RevocationChoice.self, value: "TYPE", "what to revoke", default: .all)],
             run: TokenCommands.revoke),
         CommandSpec(
             words: ["rm"], arguments: "ID", summary: "Remove a token locally", options: [], run: TokenCommands.remove),

@@ -62,6 +62,9 @@ struct CommandLineParser {
             return
         }
         guard let value = inline ?? rest.popFirst() else { throw UsageError("--\(name) needs a value") }
+        if let choices = option.choices, !choices.contains(value) {
+            throw UsageError(option: name, mustBeOneOf: choices)
+        }
         if !option.repeatable, parsed.values[name] != nil { throw UsageError("--\(name) given twice") }
         parsed.values[name, default: []].append(value)
     }
