@@ -101,6 +101,15 @@ enum CommandTable {
         CommandSpec(
             words: ["rm"], arguments: "ID", summary: "Remove a token locally", options: [], run: TokenCommands.remove),
         CommandSpec(
+            words: ["exec"], arguments: "-- PROGRAM [ARGUMENTS...]",
+            summary: "Run a program with fresh access tokens and secrets in its environment",
+            options: [
+                OptionSpec(
+                    name: "env", value: "NAME=token:ID|NAME=secret:NAME",
+                    help: "set NAME to a token's access token (refreshed if needed; ID or default) or a secret",
+                    repeatable: true)
+            ], run: ExecCommand.run),
+        CommandSpec(
             words: ["verify"], arguments: "", summary: "Check the integrity of every record", options: [],
             run: VaultCommands.verify),
         CommandSpec(

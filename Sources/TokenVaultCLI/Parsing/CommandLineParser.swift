@@ -28,6 +28,11 @@ struct CommandLineParser {
         let options = command.options + globalOptions
         rest = rest.dropFirst(command.words.count)
         while let word = rest.popFirst() {
+            if word == "--" {
+                // Everything after `--` is positional (`exec -- program --its-options`).
+                parsed.positionals += rest
+                break
+            }
             guard word.isOption else {
                 parsed.positionals.append(word)
                 continue
