@@ -17,7 +17,7 @@ func finish(status: Int32) -> Never {
 let parser = CommandLineParser(commands: CommandTable.commands, globalOptions: CommandTable.global)
 let console = Console()
 do {
-    guard let (command, arguments) = try parser.parse(Array(CommandLine.arguments.dropFirst())) else {
+    guard let (command, arguments) = try parser.parse(CommandTable.helperAliases(CommandLine.arguments)) else {
         console.out(parser.overview)
         finish(.success)
     }
@@ -27,8 +27,8 @@ do {
     }
     try await command.run(arguments, CommandContext(arguments: arguments))
     finish(.success)
-} catch let child as ChildExit {
-    finish(status: child.status)
+} catch let reported as ReportedExit {
+    finish(status: reported.status)
 } catch let error as UsageError {
     console.error("tokenvault: \(error.message)")
     finish(.usage)

@@ -1,3 +1,4 @@
+import Foundation
 import TokenVault
 
 /// Every command, its options and help: the single table the parser and `--help` read.
@@ -25,6 +26,18 @@ enum CommandTable {
         .choice("accessibility", Accessibility.self, value: "CLASS", "when the token is readable"),
         OptionSpec(name: "access-group", value: "GROUP", help: "the access group to store it in"),
     ]
+
+    /// The arguments after the program name; run through a link named as git and Docker look
+    /// helpers up (`git-credential-tokenvault`, `docker-credential-tokenvault`), the matching
+    /// command comes first.
+    static func helperAliases(_ commandLine: [String]) -> [String] {
+        let arguments = Array(commandLine.dropFirst())
+        switch commandLine.first.map({ URL(fileURLWithPath: $0).lastPathComponent }) {
+        case "git-credential-tokenvault": return ["git-credential"] + arguments
+        case "docker-credential-tokenvault": return ["docker-credential"] + arguments
+        default: return arguments
+        }
+    }
 
     static let commands: [CommandSpec] = [
         CommandSpec(
@@ -109,6 +122,14 @@ enum CommandTable {
                     help: "set NAME to a token's access token (refreshed if needed; ID or default) or a secret",
                     repeatable: true)
             ], run: ExecCommand.run),
+        CommandSpec(
+            words: ["git-credential"], arguments: "get|store|erase",
+            summary: "git's credential helper (credential.helper = !tokenvault git-credential)", options: [],
+            run: GitCredentialCommand.run),
+        CommandSpec(
+            words: ["docker-credential"], arguments: "get|store|erase|list",
+            summary: "Docker's credential helper protocol (or run as docker-credential-tokenvault)", options: [],
+            run: DockerCredentialCommand.run),
         CommandSpec(
             words: ["verify"], arguments: "", summary: "Check the integrity of every record", options: [],
             run: VaultCommands.verify),

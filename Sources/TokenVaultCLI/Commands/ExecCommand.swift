@@ -54,7 +54,7 @@ enum ExecCommand {
         }
         // Closed before the program starts, so it holds no lock on the vault however long it runs.
         vault.close()
-        throw ChildExit(status: ChildProgram.run(arguments.positionals, environment: environment))
+        throw ReportedExit(status: ChildProgram.run(arguments.positionals, environment: environment))
     }
 
     /// A fresh access token (refreshed first when it is about to expire) or a secret's bytes.
