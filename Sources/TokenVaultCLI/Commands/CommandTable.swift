@@ -131,6 +131,13 @@ enum CommandTable {
             summary: "Docker's credential helper protocol (or run as docker-credential-tokenvault)", options: [],
             run: DockerCredentialCommand.run),
         CommandSpec(
+            words: ["completion"], arguments: "bash|zsh|fish", summary: "Print a shell completion script",
+            options: [], run: DocumentationCommands.completion),
+        CommandSpec(
+            words: ["help"], arguments: "", summary: "Print this overview, or the manual page",
+            options: [.flag("man", "the tokenvault(1) manual page in roff (man -l -)")], run: DocumentationCommands.help
+        ),
+        CommandSpec(
             words: ["verify"], arguments: "", summary: "Check the integrity of every record", options: [],
             run: VaultCommands.verify),
         CommandSpec(
