@@ -19,8 +19,8 @@ struct CommandLineParser {
             let command = commands.filter({ Array(rest.prefix($0.words.count)) == $0.words })
                 .max(by: { $0.words.count < $1.words.count })
         else {
-            if rest.isEmpty || rest == ["help"] {
-                if !rest.isEmpty || parsed.has("help") || (parsed.values.isEmpty && parsed.flags.isEmpty) { return nil }
+            if rest.isEmpty {
+                if parsed.has("help") || (parsed.values.isEmpty && parsed.flags.isEmpty) { return nil }
                 throw UsageError("missing command; see tokenvault --help")
             }
             throw UsageError("unknown command '\(rest.first ?? "")'; see tokenvault --help")
