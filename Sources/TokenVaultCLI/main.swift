@@ -6,15 +6,18 @@ import TokenVault
 /// Closes the vault the command opened, then exits. `exit` runs no deinitializer, so without this
 /// every run would leave the vault's write-ahead log and shared-memory file behind, and the log
 /// would grow with every command that writes.
-func finish(_ code: ExitCode) -> Never {
+func finish(_ code: ExitCode) -> Never { finish(status: code.rawValue) }
+
+/// Closes the vault, then exits with a raw status (`exec` passes its program's on).
+func finish(status: Int32) -> Never {
     (Credential.tokenStorage as? VaultTokenStorage)?.vault.close()
-    exit(code.rawValue)
+    exit(status)
 }
 
 let parser = CommandLineParser(commands: CommandTable.commands, globalOptions: CommandTable.global)
 let console = Console()
 do {
-    guard let (command, arguments) = try parser.parse(Array(CommandLine.arguments.dropFirst())) else {
+    guard let (command, arguments) = try parser.parse(CommandTable.helperAliases(CommandLine.arguments)) else {
         console.out(parser.overview)
         finish(.success)
     }
@@ -24,6 +27,8 @@ do {
     }
     try await command.run(arguments, CommandContext(arguments: arguments))
     finish(.success)
+} catch let reported as ReportedExit {
+    finish(status: reported.status)
 } catch let error as UsageError {
     console.error("tokenvault: \(error.message)")
     finish(.usage)

@@ -51,9 +51,11 @@ extension AuthorizationServer {
     /// Plays the user's browser for the authorization-code flow: logs in through the login form and
     /// follows `authorizationURL` until the redirect carries the code (with curl and a cookie jar).
     ///
-    /// - Parameter authorizationURL: From `OAuth2Client.authorizationURL`.
+    /// - Parameters:
+    ///   - authorizationURL: From `OAuth2Client.authorizationURL`.
+    ///   - redirectURI: The redirect URI the request names (a loopback one may carry any port).
     /// - Returns: The redirect URL, with `code` and `state`.
-    public func browse(to authorizationURL: URL) throws -> URL {
+    public func browse(to authorizationURL: URL, redirectingTo redirectURI: URL = redirectURI) throws -> URL {
         let jar = Self.stateDirectory.appendingPathComponent("cookies-\(UUID().uuidString).txt").path
         defer { try? FileManager.default.removeItem(atPath: jar) }
         let login = url.appendingPathComponent("accounts/login/").absoluteString
@@ -70,7 +72,7 @@ extension AuthorizationServer {
         let location = try curl([
             "-s", "-c", jar, "-b", jar, "-o", "/dev/null", "-w", "%{redirect_url}", authorizationURL.absoluteString,
         ])
-        guard let redirect = URL(string: location), redirect.absoluteString.hasPrefix(Self.redirectURI.absoluteString)
+        guard let redirect = URL(string: location), redirect.absoluteString.hasPrefix(redirectURI.absoluteString)
         else {
             throw SetupFailure(reason: "the authorization request did not redirect to the client")
         }

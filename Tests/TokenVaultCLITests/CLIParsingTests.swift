@@ -33,4 +33,45 @@ import Testing
             #expect(result.stderr.split(separator: "\n").count == 1, "\(arguments): \(result.stderr)")
         }
     }
+
+    @Test func globalOptionsWorkBeforeOrAfterTheCommand() throws {
+        let directory = TemporaryDirectory()
+        let vault = directory.file("vault.db").path
+        let passphrase = directory.file("passphrase")
+        try writePrivateFile("global options passphrase\n", to: passphrase)
+        let created = try CLIProcess.run([
+            "--vault", vault, "--passphrase-file=\(passphrase.path)", "init", "--kdf", "interactive",
+        ])
+        #expect(created.status == 0, "\(created.stderr)")
+        #expect(FileManager.default.fileExists(atPath: vault))
+        let arrangements: [[String]] = [
+            ["--vault", vault, "--passphrase-file", passphrase.path, "--json", "secret", "list"],
+            ["--vault", vault, "secret", "list", "--passphrase-file", passphrase.path, "--json"],
+            ["secret", "list", "--vault=\(vault)", "--json", "--passphrase-file", passphrase.path],
+        ]
+        for arguments in arrangements {
+            let listed = try CLIProcess.run(arguments)
+            #expect(listed.status == 0, "\(arguments): \(listed.stderr)")
+            #expect((try? listed.json()) as? [Any] != nil, "\(arguments): \(listed.stdout)")
+        }
+        let help = try CLIProcess.run(["--vault", vault, "--help", "init"])
+        #expect(help.status == 0 && help.stdout.contains("USAGE: tokenvault init"))
+    }
+
+    @Test func misplacedOrUnknownOptionsAreUsageErrors() throws {
+        let cases: [([String], String)] = [
+            (["--bogus", "list"], "tokenvault: unknown option --bogus before the command"),
+            (["--kdf", "interactive", "init"], "tokenvault: unknown option --kdf before the command"),
+            (["--vault", "a.db", "list", "--vault", "b.db"], "tokenvault: --vault given twice"),
+            (["--vault", "a.db"], "tokenvault: missing command; see tokenvault --help"),
+            (["--vault"], "tokenvault: --vault needs a value"),
+            (["--json=yes", "list"], "tokenvault: --json takes no value"),
+        ]
+        for (arguments, message) in cases {
+            let result = try CLIProcess.run(arguments)
+            #expect(result.status == 2, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.hasPrefix(message), "\(arguments): \(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(arguments): \(result.stderr)")
+        }
+    }
 }

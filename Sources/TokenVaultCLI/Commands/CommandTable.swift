@@ -1,3 +1,6 @@
+import Foundation
+import TokenVault
+
 /// Every command, its options and help: the single table the parser and `--help` read.
 enum CommandTable {
     static let global: [OptionSpec] = [
@@ -20,15 +23,27 @@ enum CommandTable {
         OptionSpec(name: "client-secret-file", value: "PATH", help: "the client secret of a confidential client"),
         OptionSpec(name: "scope", value: "SCOPES", help: "scopes to ask for", repeatable: true),
         OptionSpec(name: "tag", value: "KEY=VALUE", help: "a tag to store with the token", repeatable: true),
-        OptionSpec(name: "accessibility", value: "CLASS", help: "whenUnlocked, afterFirstUnlock, ...ThisDeviceOnly"),
+        .choice("accessibility", Accessibility.self, value: "CLASS", "when the token is readable"),
         OptionSpec(name: "access-group", value: "GROUP", help: "the access group to store it in"),
     ]
+
+    /// The arguments after the program name; run through a link named as git and Docker look
+    /// helpers up (`git-credential-tokenvault`, `docker-credential-tokenvault`), the matching
+    /// command comes first.
+    static func helperAliases(_ commandLine: [String]) -> [String] {
+        let arguments = Array(commandLine.dropFirst())
+        switch commandLine.first.map({ URL(fileURLWithPath: $0).lastPathComponent }) {
+        case "git-credential-tokenvault": return ["git-credential"] + arguments
+        case "docker-credential-tokenvault": return ["docker-credential"] + arguments
+        default: return arguments
+        }
+    }
 
     static let commands: [CommandSpec] = [
         CommandSpec(
             words: ["init"], arguments: "", summary: "Create a vault (passphrase and/or key file)",
             options: [
-                OptionSpec(name: "kdf", value: "PRESET", help: "interactive, moderate (default) or sensitive"),
+                .choice("kdf", KDFPreset.self, value: "PRESET", "the Argon2id cost", default: .moderate),
                 .flag("no-passphrase", "a key file alone unlocks the vault"),
             ], run: VaultCommands.initialize),
         CommandSpec(
@@ -45,7 +60,7 @@ enum CommandTable {
                 OptionSpec(name: "new-passphrase-file", value: "PATH", help: "the slot's passphrase"),
                 OptionSpec(
                     name: "access-group", value: "GROUP", help: "scope the slot to this group", repeatable: true),
-                OptionSpec(name: "kdf", value: "PRESET", help: "interactive, moderate (default) or sensitive"),
+                .choice("kdf", KDFPreset.self, value: "PRESET", "the Argon2id cost", default: .moderate),
             ], run: VaultCommands.addKeySlot),
         CommandSpec(
             words: ["keyslot", "list"], arguments: "", summary: "List key slots", options: [],
@@ -59,9 +74,12 @@ enum CommandTable {
         CommandSpec(
             words: ["login"], arguments: "", summary: "Sign in and store the token",
             options: tokenOptions + [
-                OptionSpec(name: "grant", value: "GRANT", help: "device (default), client-credentials or password"),
+                .choice("grant", LoginGrant.self, value: "GRANT", "how to sign in", default: .device),
                 OptionSpec(name: "username", value: "NAME", help: "for the password grant"),
                 OptionSpec(name: "password-file", value: "PATH", help: "for the password grant (else asked)"),
+                .flag("browser", "sign in in a browser: authorization code with PKCE, redirected to 127.0.0.1"),
+                .flag("no-open", "with --browser: only print the URL, do not run xdg-open"),
+                OptionSpec(name: "timeout", value: "SECONDS", help: "with --browser: how long to wait (default 300)"),
             ], run: TokenCommands.login),
         CommandSpec(
             words: ["import"], arguments: "[FILE|-]", summary: "Store a token response (JSON) from a file or stdin",
@@ -91,10 +109,34 @@ enum CommandTable {
         ),
         CommandSpec(
             words: ["revoke"], arguments: "ID", summary: "Revoke at the server (RFC 7009), then update storage",
-            options: [OptionSpec(name: "type", value: "TYPE", help: "all (default), access, refresh or device")],
+            options: [.choice("type", RevocationChoice.self, value: "TYPE", "what to revoke", default: .all)],
             run: TokenCommands.revoke),
         CommandSpec(
             words: ["rm"], arguments: "ID", summary: "Remove a token locally", options: [], run: TokenCommands.remove),
+        CommandSpec(
+            words: ["exec"], arguments: "-- PROGRAM [ARGUMENTS...]",
+            summary: "Run a program with fresh access tokens and secrets in its environment",
+            options: [
+                OptionSpec(
+                    name: "env", value: "NAME=token:ID|NAME=secret:NAME",
+                    help: "set NAME to a token's access token (refreshed if needed; ID or default) or a secret",
+                    repeatable: true)
+            ], run: ExecCommand.run),
+        CommandSpec(
+            words: ["git-credential"], arguments: "get|store|erase",
+            summary: "git's credential helper (credential.helper = !tokenvault git-credential)", options: [],
+            run: GitCredentialCommand.run),
+        CommandSpec(
+            words: ["docker-credential"], arguments: "get|store|erase|list",
+            summary: "Docker's credential helper protocol (or run as docker-credential-tokenvault)", options: [],
+            run: DockerCredentialCommand.run),
+        CommandSpec(
+            words: ["completion"], arguments: "bash|zsh|fish", summary: "Print a shell completion script",
+            options: [], run: DocumentationCommands.completion),
+        CommandSpec(
+            words: ["help"], arguments: "", summary: "Print this overview, or the manual page",
+            options: [.flag("man", "the tokenvault(1) manual page in roff (man -l -)")], run: DocumentationCommands.help
+        ),
         CommandSpec(
             words: ["verify"], arguments: "", summary: "Check the integrity of every record", options: [],
             run: VaultCommands.verify),

@@ -9,9 +9,10 @@ enum SecretCommands {
 
     static func set(_ arguments: ParsedArguments, _ context: CommandContext) async throws {
         let name = try arguments.positional(0, "the secret's name")
+        let valueFile = arguments.value("value-file")
         let store = try store(context)
         let value: Data
-        if let file = arguments.value("value-file") {
+        if let file = valueFile {
             value = try Data(contentsOf: URL(fileURLWithPath: file))
         } else if TerminalPrompt.isAvailable && isatty(STDIN_FILENO) == 1 {
             value = try TerminalPrompt.readSecret("Value for \(name): ").secureBytes.withUnsafeBytes { Data($0) }

@@ -4,36 +4,71 @@ import TokenVault
 /// login, import, list, show, token, default, tag, refresh, revoke, rm.
 enum TokenCommands {
     static func login(_ arguments: ParsedArguments, _ context: CommandContext) async throws {
+        // Every option is resolved before the vault is unlocked, so bad input costs no passphrase.
+        let browser = try arguments.has("browser") ? BrowserLogin(arguments, context) : nil
+        let grant = try arguments.choice("grant", as: LoginGrant.self)
+        if browser != nil, grant != nil { throw UsageError("--browser and --grant exclude each other") }
+        let username = arguments.value("username")
+        if grant == .password, username == nil { throw UsageError("--grant password needs --username") }
+        let passwordFile = arguments.value("password-file")
+        let storing = try StoreOptions(arguments)
         let client = try oauth2Client(arguments)
         _ = try context.openVault()
         let token: Token
-        switch arguments.value("grant") ?? "device" {
-        case "device":
-            let authorization = try await client.deviceAuthorization()
-            context.console.error(
-                "To sign in, open \(authorization.verificationURI.absoluteString) and enter the code \(authorization.userCode)"
-            )
-            if let complete = authorization.verificationURIComplete {
-                context.console.error("(or open \(complete.absoluteString))")
+        if let browser {
+            token = try await browser.signIn(client)
+        } else {
+            switch grant ?? .device {
+            case .device:
+                let authorization = try await client.deviceAuthorization()
+                context.console.error(
+                    "To sign in, open \(authorization.verificationURI.absoluteString) and enter the code \(authorization.userCode)"
+                )
+                if let complete = authorization.verificationURIComplete {
+                    context.console.error("(or open \(complete.absoluteString))")
+                }
+                context.console.progress("Waiting for approval...")
+                token = try await client.pollForToken(authorization)
+            case .clientCredentials:
+                token = try await client.clientCredentials()
+            case .password:
+                let username = username ?? ""
+                let password =
+                    try passwordFile.map(context.passphrase(fromFile:))
+                    ?? TerminalPrompt.readSecret("Password for \(username): ")
+                // The grant sends the password in a form body, so it has to become a String here.
+                let text = password.secureBytes.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+                token = try await client.password(username: username, password: text)
             }
-            context.console.progress("Waiting for approval...")
-            token = try await client.pollForToken(authorization)
-        case "client-credentials":
-            token = try await client.clientCredentials()
-        case "password":
-            guard let username = arguments.value("username") else {
-                throw UsageError("--grant password needs --username")
-            }
-            let password =
-                try arguments.value("password-file").map(context.passphrase(fromFile:))
-                ?? TerminalPrompt.readSecret("Password for \(username): ")
-            // The grant sends the password in a form body, so it has to become a String here.
-            let text = password.secureBytes.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
-            token = try await client.password(username: username, password: text)
-        default:
-            throw UsageError("--grant is device, client-credentials or password")
         }
-        try store(token, arguments, context)
+        try store(token, storing, context)
+    }
+
+    /// The authorization-code grant with PKCE through the browser and a loopback redirect: the URL
+    /// goes to stderr and, unless `--no-open`, to `xdg-open`.
+    private struct BrowserLogin {
+        let timeout: Duration
+        let opens: Bool
+        let context: CommandContext
+
+        init(_ arguments: ParsedArguments, _ context: CommandContext) throws {
+            let seconds = try arguments.value("timeout").map { text in
+                guard let value = Int(text), value > 0 else { throw UsageError("--timeout needs a number of seconds") }
+                return value
+            }
+            timeout = .seconds(seconds ?? 300)
+            opens = !arguments.has("no-open")
+            self.context = context
+        }
+
+        func signIn(_ client: OAuth2Client) async throws -> Token {
+            let (console, environment, opens) = (context.console, context.environment, opens)
+            return try await client.authorizeThroughLoopback(timeout: timeout) { url in
+                console.error("To sign in, open this URL in a browser:\n\(url.absoluteString)")
+                if opens { BrowserOpener.open(url, environment: environment) }
+                console.progress("Waiting for the browser...")
+            }
+        }
     }
 
     static func importToken(_ arguments: ParsedArguments, _ context: CommandContext) async throws {
@@ -42,19 +77,20 @@ enum TokenCommands {
             source == "-"
             ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: source))
         let client = try oauth2Client(arguments)
+        let storing = try StoreOptions(arguments)
         let token = try Token(
             response: data,
             context: Token.Context(
                 issuer: client.issuer, clientID: client.clientID, clientSecret: try clientSecret(arguments),
                 scopes: client.scopes))
         _ = try context.openVault()
-        try store(token, arguments, context)
+        try store(token, storing, context)
     }
 
     static func list(_ arguments: ParsedArguments, _ context: CommandContext) async throws {
-        _ = try context.openVault()
         let tags = try ParsedArguments.pairs(arguments.all("where"))
         let claims = try ParsedArguments.pairs(arguments.all("claim"))
+        _ = try context.openVault()
         let defaultID = try visibleDefaultID()
         let matches = try matching(tags: tags, claims: claims).sorted { $0.id < $1.id }
         if context.wantsJSON {
@@ -88,6 +124,7 @@ enum TokenCommands {
 
     static func show(_ arguments: ParsedArguments, _ context: CommandContext) async throws {
         let reference = try arguments.positional(0, "a credential id or 'default'")
+        let reveal = arguments.has("reveal")
         _ = try context.openVault()
         let credential = try context.credential(reference)
         let token = try credential.currentToken()
@@ -99,7 +136,7 @@ enum TokenCommands {
         fields["clientID"] = token.context.clientID
         fields["scope"] = token.scope ?? []
         fields["has"] = Token.Kind.allCases.filter { token.value(of: $0) != nil }.map(\.rawValue)
-        if arguments.has("reveal") {
+        if reveal {
             for kind in Token.Kind.allCases { fields[kind.rawValue] = token.value(of: kind) }
         }
         if context.wantsJSON {
@@ -155,16 +192,9 @@ enum TokenCommands {
 
     static func revoke(_ arguments: ParsedArguments, _ context: CommandContext) async throws {
         let reference = try arguments.positional(0, "a credential id")
+        let type = (try arguments.choice("type", as: RevocationChoice.self) ?? .all).revokeType
         _ = try context.openVault()
         let credential = try context.credential(reference)
-        let type: Token.RevokeType =
-            switch arguments.value("type") ?? "all" {
-            case "all": .all
-            case "access": .accessToken
-            case "refresh": .refreshToken
-            case "device": .deviceSecret
-            default: throw UsageError("--type is all, access, refresh or device")
-            }
         try await credential.revoke(type: type)
         context.console.out(
             credential.isRemoved ? "Revoked and removed \(credential.id)" : "Revoked; \(credential.id) kept")
@@ -203,18 +233,24 @@ enum TokenCommands {
         }
     }
 
-    private static func store(_ token: Token, _ arguments: ParsedArguments, _ context: CommandContext) throws {
-        var security = Credential.Security.standard
-        if let accessibility = arguments.value("accessibility") {
-            guard let value = Accessibility(rawValue: accessibility) else {
-                throw UsageError(
-                    "--accessibility is one of " + Accessibility.allCases.map(\.rawValue).joined(separator: ", "))
+    /// How `login` and `import` store a token: `--tag`, `--accessibility`, `--access-group`.
+    private struct StoreOptions {
+        let tags: [String: String]
+        let security: [Credential.Security]
+
+        init(_ arguments: ParsedArguments) throws {
+            tags = try ParsedArguments.pairs(arguments.all("tag"))
+            var security = Credential.Security.standard
+            if let accessibility = try arguments.choice("accessibility", as: Accessibility.self) {
+                security = [.accessibility(accessibility)]
             }
-            security = [.accessibility(value)]
+            if let group = arguments.value("access-group") { security.append(.accessGroup(group)) }
+            self.security = security
         }
-        if let group = arguments.value("access-group") { security.append(.accessGroup(group)) }
-        let credential = try Credential.store(
-            token, tags: try ParsedArguments.pairs(arguments.all("tag")), security: security)
+    }
+
+    private static func store(_ token: Token, _ options: StoreOptions, _ context: CommandContext) throws {
+        let credential = try Credential.store(token, tags: options.tags, security: options.security)
         if context.wantsJSON {
             try context.console.json(["id": credential.id])
         } else {

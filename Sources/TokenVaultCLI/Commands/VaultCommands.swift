@@ -14,7 +14,7 @@ enum VaultCommands {
             given: try context.givenPassphrase(), wanted: !arguments.has("no-passphrase"),
             sources: "--passphrase-file, --passphrase-fd or TOKENVAULT_PASSPHRASE")
         let unlock = try context.newUnlock(passphrase, keyFile: keyFile)
-        let kdf = try keyDerivation(arguments.value("kdf") ?? "moderate")
+        let kdf = (try arguments.choice("kdf", as: KDFPreset.self) ?? .moderate).keyDerivation
         if kdf == .sensitive { context.console.progress("Deriving the key (Argon2id SENSITIVE, a few seconds)...") }
         _ = try location.create(unlock: unlock, keyDerivation: kdf, configuration: context.configuration)
         if context.wantsJSON {
@@ -45,7 +45,7 @@ enum VaultCommands {
         let unlock = try context.newUnlock(passphrase, keyFile: newKeyFile)
         let groups = arguments.all("access-group")
         try vault.addUnlock(
-            unlock, keyDerivation: try keyDerivation(arguments.value("kdf") ?? "moderate"),
+            unlock, keyDerivation: (try arguments.choice("kdf", as: KDFPreset.self) ?? .moderate).keyDerivation,
             accessGroups: groups.isEmpty ? nil : Set(groups))
         context.console.out("Added a key slot\(groups.isEmpty ? "" : " scoped to " + groups.joined(separator: ", "))")
     }
@@ -98,14 +98,5 @@ enum VaultCommands {
         let (vault, _) = try context.openVault()
         try vault.backup(to: destination)
         context.console.out("Backed up to \(destination.path) (device-bound items left out)")
-    }
-
-    static func keyDerivation(_ name: String) throws -> KeyDerivation {
-        switch name {
-        case "interactive": .interactive
-        case "moderate": .moderate
-        case "sensitive": .sensitive
-        default: throw UsageError("--kdf is interactive, moderate or sensitive")
-        }
     }
 }

@@ -3,48 +3,75 @@ struct CommandLineParser {
     let commands: [CommandSpec]
     let globalOptions: [OptionSpec]
 
-    /// The command and its arguments, or `nil` with the help to print.
+    /// The command and its arguments, or `nil` with the help to print. Global options may come
+    /// before the command as well as after it; a command's own options only after it.
     func parse(_ arguments: [String]) throws -> (CommandSpec, ParsedArguments)? {
+        var parsed = ParsedArguments()
+        var rest = arguments[...]
+        while let word = rest.first, word.isOption {
+            rest.removeFirst()
+            try take(word, from: &rest, into: &parsed, options: globalOptions) { name in
+                "unknown option --\(name) before the command (only global options may come first); "
+                    + "see tokenvault --help"
+            }
+        }
         guard
-            let command = commands.filter({ Array(arguments.prefix($0.words.count)) == $0.words })
+            let command = commands.filter({ Array(rest.prefix($0.words.count)) == $0.words })
                 .max(by: { $0.words.count < $1.words.count })
         else {
-            if arguments.isEmpty || arguments == ["--help"] || arguments == ["-h"] || arguments == ["help"] {
-                return nil
+            if rest.isEmpty {
+                if parsed.has("help") || (parsed.values.isEmpty && parsed.flags.isEmpty) { return nil }
+                throw UsageError("missing command; see tokenvault --help")
             }
-            throw UsageError("unknown command '\(arguments.first ?? "")'; see tokenvault --help")
+            throw UsageError("unknown command '\(rest.first ?? "")'; see tokenvault --help")
         }
-        var parsed = ParsedArguments()
         let options = command.options + globalOptions
-        var rest = arguments.dropFirst(command.words.count)
+        rest = rest.dropFirst(command.words.count)
         while let word = rest.popFirst() {
-            if word == "--help" || word == "-h" {
-                parsed.flags.insert("help")
-                continue
+            if word == "--" {
+                // Everything after `--` is positional (`exec -- program --its-options`).
+                parsed.positionals += rest
+                break
             }
-            guard word.hasPrefix("--"), word.count > 2 else {
+            guard word.isOption else {
                 parsed.positionals.append(word)
                 continue
             }
-            var name = String(word.dropFirst(2))
-            var inline: String?
-            if let equals = name.firstIndex(of: "=") {
-                inline = String(name[name.index(after: equals)...])
-                name = String(name[..<equals])
+            try take(word, from: &rest, into: &parsed, options: options) { name in
+                "unknown option --\(name) for '\(command.name)'"
             }
-            guard let option = options.first(where: { $0.name == name }) else {
-                throw UsageError("unknown option --\(name) for '\(command.name)'")
-            }
-            if option.value == nil {
-                guard inline == nil else { throw UsageError("--\(name) takes no value") }
-                parsed.flags.insert(name)
-                continue
-            }
-            guard let value = inline ?? rest.popFirst() else { throw UsageError("--\(name) needs a value") }
-            if !option.repeatable, parsed.values[name] != nil { throw UsageError("--\(name) given twice") }
-            parsed.values[name, default: []].append(value)
         }
         return (command, parsed)
+    }
+
+    /// Parses the option `word` (`--name`, `--name VALUE`, `--name=VALUE`, `--help`), taking its
+    /// value from `rest` when it has one.
+    private func take(
+        _ word: String, from rest: inout ArraySlice<String>, into parsed: inout ParsedArguments,
+        options: [OptionSpec], unknown: (String) -> String
+    ) throws {
+        if word == "--help" || word == "-h" {
+            parsed.flags.insert("help")
+            return
+        }
+        var name = String(word.dropFirst(2))
+        var inline: String?
+        if let equals = name.firstIndex(of: "=") {
+            inline = String(name[name.index(after: equals)...])
+            name = String(name[..<equals])
+        }
+        guard let option = options.first(where: { $0.name == name }) else { throw UsageError(unknown(name)) }
+        if option.value == nil {
+            guard inline == nil else { throw UsageError("--\(name) takes no value") }
+            parsed.flags.insert(name)
+            return
+        }
+        guard let value = inline ?? rest.popFirst() else { throw UsageError("--\(name) needs a value") }
+        if let choices = option.choices, !choices.contains(value) {
+            throw UsageError(option: name, mustBeOneOf: choices)
+        }
+        if !option.repeatable, parsed.values[name] != nil { throw UsageError("--\(name) given twice") }
+        parsed.values[name, default: []].append(value)
     }
 
     /// The overview: every command with its summary.
@@ -54,7 +81,7 @@ struct CommandLineParser {
         return """
             tokenvault: OAuth tokens and secrets in an encrypted vault.
 
-            USAGE: tokenvault <command> [options]
+            USAGE: tokenvault [global options] <command> [options]
 
             COMMANDS:
             \(lines.joined(separator: "\n"))
@@ -87,4 +114,9 @@ struct CommandLineParser {
             + shown.map { "  \($0.0.padding(toLength: width, withPad: " ", startingAt: 0))  \($0.1)" }
             .joined(separator: "\n") + "\n"
     }
+}
+
+extension String {
+    /// `--name`, `--name=VALUE`, `--help` or `-h`; any other word (`-` for stdin too) is positional.
+    fileprivate var isOption: Bool { self == "-h" || (hasPrefix("--") && count > 2) }
 }

@@ -31,6 +31,8 @@ enum ExitCode: Int32, CaseIterable {
             default: self = .failure
             }
         case is OAuth2Error: self = .server
+        case AuthorizationResponseError.listener: self = .failure
+        case is AuthorizationResponseError: self = .server
         case let error as SecretStoreError:
             switch error {
             case .itemNotFound: self = .notFound

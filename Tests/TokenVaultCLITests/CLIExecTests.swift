@@ -1,0 +1,124 @@
+import Foundation
+import TestSupport
+import Testing
+import TokenVault
+
+/// `exec`: a real child process gets the values; the test compares digests, so no token or secret
+/// reaches the test log.
+@Suite struct CLIExecTests {
+    static func digest(_ text: String) -> String {
+        SHA256.hash(Array(text.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// A vault with one imported token and the secret `stripe`; returns the token's id.
+    func vaultWithTokenAndSecret(_ vault: CLIVault, secret: String) throws -> String {
+        let response = String(decoding: TestTokens.response(subject: "exec@example.com"), as: UTF8.self)
+        let imported = try vault.run(
+            ["import", "-", "--issuer", "https://issuer.example.com", "--client-id", "cli", "--json"], input: response)
+        try imported.expectSuccess()
+        let file = vault.directory.file("stripe-value")
+        try writePrivateFile(secret, to: file)
+        try vault.run(["secret", "set", "stripe", "--value-file", file.path]).expectSuccess()
+        return try #require((try imported.json() as? [String: Any])?["id"] as? String)
+    }
+
+    @Test func theProgramGetsTheTokenAndTheSecretAndItsStatusIsPassedOn() throws {
+        let vault = try CLIVault()
+        let secret = "sk_live_\(UUID().uuidString)"
+        let id = try vaultWithTokenAndSecret(vault, secret: secret)
+        let accessToken = try vault.run(["token", id]).stdout.trimmingCharacters(in: .newlines)
+        let result = try CLIProcess.run(
+            vault.unlock + [
+                "exec", "--env", "API_TOKEN=token:\(id)", "--env", "STRIPE=secret:stripe", "--",
+                "/bin/sh", "-c",
+                #"printf %s "$API_TOKEN" | sha256sum; printf %s "$STRIPE" | sha256sum; echo "${TOKENVAULT_PASSPHRASE-unset}"; exit 7"#,
+            ])
+        #expect(result.status == 7)
+        let lines = result.stdout.split(separator: "\n").map { $0.split(separator: " ").first.map(String.init) ?? "" }
+        #expect(lines.count == 3)
+        #expect(lines.first == Self.digest(accessToken), "the token's digest differs")
+        #expect(lines.dropFirst().first == Self.digest(secret), "the secret's digest differs")
+        #expect(lines.last == "unset")
+        #expect(result.stderr.isEmpty, "\(result.stderr)")
+    }
+
+    @Test func theVaultPassphraseFromTheEnvironmentNeverReachesTheProgram() throws {
+        let vault = try CLIVault(passphrase: "exec passphrase")
+        _ = try vaultWithTokenAndSecret(vault, secret: "value")
+        let result = try CLIProcess.run(
+            [
+                "exec", "--vault", vault.path, "--env", "STRIPE=secret:stripe", "--", "/bin/sh", "-c",
+                #"test -z "${TOKENVAULT_PASSPHRASE+set}" && test -n "$STRIPE""#,
+            ], environment: ["TOKENVAULT_PASSPHRASE": "exec passphrase"])
+        #expect(result.status == 0, "\(result.stderr)")
+    }
+
+    @Test func aSignalDeathIsReportedAsAShellDoes() throws {
+        let vault = try CLIVault()
+        _ = try vaultWithTokenAndSecret(vault, secret: "value")
+        let killed = try CLIProcess.run(
+            vault.unlock + ["exec", "--env", "S=secret:stripe", "--", "/bin/sh", "-c", "kill -TERM $$"])
+        #expect(killed.status == 128 + SIGTERM)
+        let missing = try CLIProcess.run(vault.unlock + ["exec", "--env", "S=secret:stripe", "--", "/no/such/program"])
+        #expect(missing.status == 127)
+        #expect(missing.stderr == "tokenvault: /no/such/program: No such file or directory\n")
+    }
+
+    @Test func badBindingsAndMissingValuesStopBeforeTheProgramRuns() throws {
+        let vault = try CLIVault()
+        _ = try vaultWithTokenAndSecret(vault, secret: "value")
+        let marker = vault.directory.file("ran")
+        let program = ["--", "/bin/sh", "-c", "touch '\(marker.path)'"]
+        let cases: [([String], Int32, String)] = [
+            (["--env", "TOKEN=bogus:x"], 2, "the value must be token:ID"),
+            (["--env", "1BAD=secret:stripe"], 2, "'1BAD' is not a variable name"),
+            (["--env", "A=secret:stripe", "--env", "A=token:default"], 2, "--env A given twice"),
+            ([], 2, "exec needs at least one --env"),
+            (["--env", "A=token:no-such-id"], 5, "no-such-id"),
+            (["--env", "A=secret:no-such-secret"], 5, "No item is stored under this key"),
+        ]
+        for (options, status, message) in cases {
+            // The unlock goes before the command: after `--` it would be the program's arguments.
+            let result = try CLIProcess.run(vault.unlock + ["exec"] + options + program)
+            #expect(result.status == status, "\(options): \(result.stderr)")
+            #expect(result.stderr.hasPrefix("tokenvault: ") && result.stderr.contains(message), "\(result.stderr)")
+        }
+        #expect(try CLIProcess.run(vault.unlock + ["exec", "--env", "A=secret:stripe"]).status == 2)
+        #expect(!FileManager.default.fileExists(atPath: marker.path))
+    }
+}
+
+/// `exec` against the real server: an expiring token is refreshed first.
+@Suite(.enabled(if: AuthorizationServer.isAvailable, AuthorizationServer.skipComment))
+struct CLIExecRefreshTests {
+    @Test func anExpiringTokenIsRefreshedBeforeTheProgramGetsIt() async throws {
+        let server = try AuthorizationServer()
+        let vault = try CLIVault()
+        let token = try await server.passwordToken()
+        let response: [String: Any] = [
+            "access_token": token.accessToken, "token_type": "Bearer", "expires_in": 5,
+            "refresh_token": token.refreshToken!,
+        ]
+        let client = AuthorizationServer.Client.confidentialPassword
+        let secretFile = vault.directory.file("client-secret")
+        try writePrivateFile(client.1!, to: secretFile)
+        try vault.run(
+            [
+                "import", "-", "--issuer", server.url.absoluteString, "--client-id", client.0, "--client-secret-file",
+                secretFile.path,
+            ], input: String(decoding: try JSONSerialization.data(withJSONObject: response), as: UTF8.self)
+        ).expectSuccess()
+        try await server.resetStats()
+        let result = try CLIProcess.run(
+            vault.unlock + [
+                "exec", "--env", "API_TOKEN=token:default", "--", "/bin/sh", "-c",
+                #"printf %s "$API_TOKEN" | sha256sum"#,
+            ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try await server.tokenRequests("refresh_token") == 1)
+        let fresh = try vault.run(["token"]).stdout.trimmingCharacters(in: .newlines)
+        let digest = result.stdout.split(separator: " ").first.map(String.init)
+        #expect(digest == CLIExecTests.digest(fresh), "the program did not get the refreshed token")
+        #expect(digest != CLIExecTests.digest(token.accessToken), "the program got the expiring token")
+    }
+}
