@@ -7,7 +7,7 @@ import Locking
 /// A server that requires nonces answers a proof without one (or with a stale one) with
 /// `use_dpop_nonce` and a fresh nonce; a client that remembers it sends the next proofs with it
 /// and is not refused again. Nonces are not secrets, but they are never shown either.
-public final class DPoPNonceStore: Sendable, CustomStringConvertible {
+public final class DPoPNonceStore: Sendable, CustomStringConvertible, CustomReflectable {
     /// The store every ``OAuth2Client`` uses unless given another one.
     public static let shared = DPoPNonceStore()
 
@@ -37,4 +37,9 @@ public final class DPoPNonceStore: Sendable, CustomStringConvertible {
 
     /// How many servers it holds a nonce for; never a nonce.
     public var description: String { "DPoPNonceStore(\(nonces.withLock { $0.count }) servers)" }
+
+    /// What `dump()` and debuggers show: how many servers, never a nonce.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["servers": nonces.withLock { $0.count }], displayStyle: .class)
+    }
 }
