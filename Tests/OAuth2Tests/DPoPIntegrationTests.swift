@@ -225,4 +225,14 @@ struct DPoPIntegrationTests {
         #expect(try await server.tokenRequests("refresh_token") == 2)
         #expect(try await server.dpopStats()["nonce_challenges"] as? Int == 4)
     }
+
+    @Test func aBearerAnswerToAProofIsRefusedNotADowngrade() async throws {
+        let server = try AuthorizationServer()
+        try await server.setDPoP(enabled: false)  // a server without DPoP support ignores the proof
+        await #expect(throws: OAuth2Error.dpopNotBound(tokenType: "Bearer")) { try await Self.boundToken(server) }
+        #expect(try await server.tokenRequests("password") == 1)
+        // The same client without DPoP options gets its Bearer token.
+        let bearer = try await server.passwordToken()
+        #expect(bearer.tokenType == "Bearer" && bearer.dpopKey == nil)
+    }
 }

@@ -226,13 +226,15 @@ public final class AuthorizationServer: Sendable {
         (try await dpopStats()["rejections"] as? [String: Int])?[reason] ?? 0
     }
 
-    /// Sets the server's DPoP nonce enforcement.
+    /// Sets the server's DPoP support and nonce enforcement.
     ///
     /// - Parameters:
+    ///   - enabled: Whether DPoP is supported at all; off, proofs are ignored and tokens are Bearer.
     ///   - requireNonce: Whether every proof must carry the server's current nonce.
     ///   - refuseNonce: How many of the next proofs are challenged anyway, each with a new nonce.
-    public func setDPoP(requireNonce: Bool? = nil, refuseNonce: Int? = nil) async throws {
+    public func setDPoP(enabled: Bool? = nil, requireNonce: Bool? = nil, refuseNonce: Int? = nil) async throws {
         var body: [String: Any] = [:]
+        if let enabled { body["enabled"] = enabled }
         if let requireNonce { body["require_nonce"] = requireNonce }
         if let refuseNonce { body["refuse_nonce"] = refuseNonce }
         _ = try await request("POST", "/test/dpop", body)

@@ -25,6 +25,7 @@ _lock = threading.Lock()
 _bindings = {}  # access or refresh token -> thumbprint
 _seen_jti = {}  # jti -> time seen, pruned after twice the iat window
 _require_nonce = os.environ.get("TVAUTH_DPOP_NONCE", "0") == "1"
+_enabled = True  # off: DPoP headers are ignored, as by a server without DPoP support
 _refuse_nonce = 0  # challenge the next N proofs even with the current nonce (a new nonce each time)
 _nonce = secrets.token_urlsafe(16)
 _counters = {"proofs_accepted": 0, "nonce_challenges": 0, "tokens_bound": 0, "resource_requests": 0}
@@ -148,14 +149,21 @@ def nonce_required():
         return _require_nonce or _refuse_nonce > 0
 
 
-def configure(require_nonce=None, refuse_nonce=None):
-    global _require_nonce, _refuse_nonce
+def enabled():
     with _lock:
+        return _enabled
+
+
+def configure(require_nonce=None, refuse_nonce=None, enable=None):
+    global _require_nonce, _refuse_nonce, _enabled
+    with _lock:
+        if enable is not None:
+            _enabled = bool(enable)
         if require_nonce is not None:
             _require_nonce = bool(require_nonce)
         if refuse_nonce is not None:
             _refuse_nonce = max(0, int(refuse_nonce))
-        return {"require_nonce": _require_nonce, "refuse_nonce": _refuse_nonce}
+        return {"enabled": _enabled, "require_nonce": _require_nonce, "refuse_nonce": _refuse_nonce}
 
 
 def count_resource_request():
@@ -164,7 +172,7 @@ def count_resource_request():
 
 def snapshot():
     with _lock:
-        return {**_counters, "rejections": dict(_rejections), "require_nonce": _require_nonce}
+        return {**_counters, "rejections": dict(_rejections), "require_nonce": _require_nonce, "enabled": _enabled}
 
 
 def reset_counters():

@@ -174,7 +174,9 @@ class TestHooksMiddleware:
         grant_type = _grant_type(request) if is_token_request else None
         state.record_request(path, request.method, grant_type)
 
-        if is_token_request:
+        if not dpop.enabled():
+            handle = self.get_response
+        elif is_token_request:
             def handle(request):
                 return _dpop_token_request(request, grant_type, self.get_response)
         else:

@@ -161,20 +161,25 @@ class ServerMetadataWithDeviceView(OAuthServerMetadataView):
 @require_POST
 @transaction.non_atomic_requests
 def dpop_settings(request):
-    """Sets nonce enforcement: `require_nonce` (every proof must carry the current nonce) and
-    `refuse_nonce` (challenge the next N proofs anyway, with a new nonce each time)."""
+    """Sets DPoP support: `enabled` (off: DPoP headers are ignored, as by a server without DPoP),
+    `require_nonce` (every proof must carry the current nonce) and `refuse_nonce` (challenge the
+    next N proofs anyway, with a new nonce each time)."""
     params = _params(request)
     if params is None:
         return _bad_request("body must be form-encoded or a JSON object")
-    require = params.get("require_nonce")
-    if require is not None:
-        require = str(require).lower() in ("1", "true", "yes")
+
+    def flag(name):
+        value = params.get(name)
+        return None if value is None else str(value).lower() in ("1", "true", "yes")
+
+    require = flag("require_nonce")
+    enable = flag("enabled")
     try:
         refuse = params.get("refuse_nonce")
         refuse = None if refuse is None else int(refuse)
     except (TypeError, ValueError):
         return _bad_request("refuse_nonce must be an integer")
-    return JsonResponse(dpop.configure(require_nonce=require, refuse_nonce=refuse))
+    return JsonResponse(dpop.configure(require_nonce=require, refuse_nonce=refuse, enable=enable))
 
 
 @csrf_exempt
