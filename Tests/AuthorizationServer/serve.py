@@ -71,6 +71,8 @@ def parse_args(argv):
                    help="REFRESH_TOKEN_GRACE_PERIOD_SECONDS (default 0)")
     p.add_argument("--device-interval", type=non_negative_int, metavar="SECONDS",
                    help="DEVICE_FLOW_INTERVAL advertised by /device-authorization/ (default 1)")
+    p.add_argument("--dpop-nonce", type=yes_no, metavar="yes|no",
+                   help="require a server nonce in every DPoP proof (default no)")
     p.add_argument("--parent-pid", type=int, metavar="PID",
                    help="exit when this process no longer exists")
     p.add_argument("--exit-on-stdin-eof", action="store_true",
@@ -157,6 +159,7 @@ def serve(args, state_dir, run_db):
         "TVAUTH_REUSE_PROTECTION": args.reuse_protection,
         "TVAUTH_GRACE_PERIOD": args.grace_period,
         "TVAUTH_DEVICE_INTERVAL": args.device_interval,
+        "TVAUTH_DPOP_NONCE": args.dpop_nonce,
     }
     env.update({key: str(value) for key, value in optional.items() if value is not None})
     os.environ.update(env)

@@ -4,6 +4,10 @@ import Testing
 import TokenVault
 import VaultStorage
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// Distinctive secrets planted in every value and error below, and the ways a program can print a
 /// value: none may ever show a secret.
 enum PlantedSecrets {
@@ -210,6 +214,21 @@ extension CredentialTests {
             _ = try await OAuth2Client(context: S.context).refresh(noRefresh)
         }
 
+        // A DPoP-bound token with its key planted: refused without the key, and refreshed against
+        // no server (the request carried a proof of the key).
+        let dpopToken = try Token(
+            response: Data(
+                #"{"access_token":"\#(S.accessToken)","token_type":"DPoP","refresh_token":"\#(S.refreshToken)"}"#.utf8),
+            context: closed.context)
+        capture("authorize a DPoP token without its key") {
+            var request = URLRequest(url: URL(string: "http://127.0.0.1:9/api")!)
+            try OAuth2Client(context: closed.context).authorize(&request, with: dpopToken)
+        }
+        await capture("refresh a DPoP token with no server") {
+            let bound = dpopToken.bound(to: try DPoPKey(seed: SecureBytes(copying: S.keyBytes)))
+            _ = try await OAuth2Client(context: closed.context).refresh(bound)
+        }
+
         // Every case of every layer, with payloads as the library fills them.
         let vaultErrors: [VaultError] = [
             .invalidCredentials, .locked, .integrity("a sealed record failed authentication"),
@@ -224,7 +243,8 @@ extension CredentialTests {
             .unexpectedStatus(500), .invalidToken("three parts"),
             .insecureTransport("the issuer (http://id.example.com)"),
             .issuerMismatch(expected: "https://id.example.com", received: "https://other.example.com"),
-            .redirectRefused("another origin (https://other.example.com)"),
+            .redirectRefused("another origin (https://other.example.com)"), .dpopKeyMissing,
+            .dpopNotBound(tokenType: "Bearer"), .dpopNonceRefused(statusCode: 401),
         ]
         for error in vaultErrors { errors.append(("VaultError", error)) }
         for error in oauthErrors { errors.append(("OAuth2Error", error)) }
@@ -247,10 +267,44 @@ extension CredentialTests {
             errors.append(("SecretStoreError", error))
         }
         let everyCase = 15 + 7 + 4 + (15 + 7 + 6) + (5 + 15)
-        #expect(errors.count >= everyCase + 14)
+        #expect(errors.count >= everyCase + 3 + 16)
         for (what, error) in errors {
             S.expectNone(in: error, "\(what): \(type(of: error))")
             #expect(!error.localizedDescription.isEmpty)
         }
+    }
+
+    /// A DPoP-bound token's private key (the planted key bytes as its seed) in every value that
+    /// carries it: the key, the token, a stored credential of it, its proofs' nonce store.
+    @Test func noDPoPPrivateKeyInAnyRendering() throws {
+        typealias S = PlantedSecrets
+        let key = try DPoPKey(seed: SecureBytes(copying: S.keyBytes))
+        let signingKey = try Ed25519SigningKey(seed: SecureBytes(copying: S.keyBytes))
+        let response = Data(
+            #"{"access_token":"\#(S.accessToken)","token_type":"DPoP","expires_in":3600,"refresh_token":"\#(S.refreshToken)"}"#
+                .utf8)
+        let token = try Token(response: response, context: S.context).bound(to: key)
+        let credential = try Credential.store(token)
+        #expect(credential.token.dpopKey == key)
+        let nonces = DPoPNonceStore()
+        nonces.remember("nonce-value", for: TestTokens.issuer)
+        let values: [(String, Any)] = [
+            ("DPoPKey", key), ("Ed25519SigningKey", signingKey), ("Token (DPoP)", token), ("[Token] (DPoP)", [token]),
+            ("Credential (DPoP)", credential), ("Credential.token (DPoP)", credential.token),
+            ("StoredToken (DPoP)", StoredToken(token: token, metadata: credential.metadata, version: 1)),
+            ("DPoPNonceStore", nonces), ("DPoPOptions", DPoPOptions(nonces: nonces)),
+        ]
+        let base64URL = Data(S.keyBytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        for (what, value) in values {
+            S.expectNone(in: value, what)
+            for text in S.renderings(value) {
+                #expect(!text.contains(base64URL), "\(what) shows the key's seed as base64url")
+                #expect(!text.contains("nonce-value"), "\(what) shows a nonce")
+            }
+        }
+        // What the description does show: that there is a key, and its public thumbprint.
+        #expect("\(token)".contains("dpopKey"))
+        #expect("\(key)".contains(key.thumbprint))
     }
 }

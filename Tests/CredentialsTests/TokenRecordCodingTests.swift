@@ -333,8 +333,8 @@ import VaultCore
 
     @Test func aLaterFormatIsAnUnsupportedFormat() throws {
         var token = TokenRecordCoding.encode(Self.minimalToken)
-        token[0] = 0x82
-        #expect(throws: CredentialError.storage(.unsupportedFormat("token record format 0x82"))) {
+        token[0] = 0x83
+        #expect(throws: CredentialError.storage(.unsupportedFormat("token record format 0x83"))) {
             try TokenRecordCoding.decodeToken(token)
         }
         #expect(throws: CredentialError.storage(.unsupportedFormat("token record format 0xFF"))) {
@@ -354,6 +354,64 @@ import VaultCore
                     #expect(!text.contains(secret))
                 }
             }
+        }
+    }
+}
+
+/// Token records with a DPoP key: format 2, which a reader of format 1 refuses as a later format.
+@Suite struct DPoPTokenRecordTests {
+    static func boundToken(key: DPoPKey) -> Token {
+        TokenRecordCodingTests.fullToken.bound(to: key)
+    }
+
+    @Test func aTokenWithAKeyIsFormat2AndItsKeyRoundTrips() throws {
+        let key = DPoPKey()
+        let bytes = TokenRecordCoding.encode(Self.boundToken(key: key))
+        #expect(bytes.first == TokenRecordCoding.dpopFormatMarker)
+        let decoded = try TokenRecordCoding.decodeToken(bytes)
+        #expect(decoded == Self.boundToken(key: key))
+        #expect(decoded.dpopKey == key)
+        #expect(decoded.dpopKey?.thumbprint == key.thumbprint)
+        #expect(TokenRecordCoding.encode(decoded) == bytes)
+    }
+
+    @Test func aTokenWithoutAKeyIsStillFormat1ByteForByte() throws {
+        let bytes = TokenRecordCoding.encode(TokenRecordCodingTests.fullToken)
+        #expect(bytes.first == TokenRecordCoding.formatMarker)
+        let withKey = TokenRecordCoding.encode(Self.boundToken(key: DPoPKey()))
+        // Format 2 is format 1 with the flag set and the key after the last field.
+        #expect(withKey[0] == 0x82 && withKey[2] == bytes[2] | 32)
+        #expect(Array(withKey[3..<bytes.count]) == Array(bytes[3...]))
+        #expect(try TokenRecordCoding.decodeToken(bytes).dpopKey == nil)
+    }
+
+    /// What a reader of format 1 alone does with a record that has a key: its marker check refuses
+    /// every byte >= 0x80 but 0x81 as a later format, so it never reads the token without its key.
+    @Test func aFormat1ReaderRefusesAKeyRecordAsALaterFormat() throws {
+        let withKey = TokenRecordCoding.encode(Self.boundToken(key: DPoPKey()))
+        var later = withKey
+        later[0] = 0x83
+        #expect(throws: CredentialError.storage(.unsupportedFormat("token record format 0x83"))) {
+            try TokenRecordCoding.decodeToken(later)
+        }
+        #expect(withKey[0] != TokenRecordCoding.formatMarker && withKey[0] >= 0x80)
+    }
+
+    @Test func aKeyFlagAndMarkerThatDisagreeAreACorruptRecord() throws {
+        let corrupt = CredentialError.corruptRecord("a token record does not decode")
+        var format1WithFlag = TokenRecordCoding.encode(Self.boundToken(key: DPoPKey()))
+        format1WithFlag[0] = TokenRecordCoding.formatMarker
+        #expect(throws: corrupt) { try TokenRecordCoding.decodeToken(format1WithFlag) }
+        var format2WithoutFlag = TokenRecordCoding.encode(TokenRecordCodingTests.fullToken)
+        format2WithoutFlag[0] = TokenRecordCoding.dpopFormatMarker
+        #expect(throws: corrupt) { try TokenRecordCoding.decodeToken(format2WithoutFlag) }
+        // A seed of the wrong length, and every truncation.
+        let bytes = TokenRecordCoding.encode(Self.boundToken(key: DPoPKey()))
+        var shortSeed = Array(bytes.dropLast())
+        shortSeed[shortSeed.count - 35] = 31  // the low byte of the seed's length: 31 bytes follow
+        #expect(throws: corrupt) { try TokenRecordCoding.decodeToken(shortSeed) }
+        for length in 0..<bytes.count {
+            #expect(throws: corrupt) { try TokenRecordCoding.decodeToken(Array(bytes.prefix(length))) }
         }
     }
 }

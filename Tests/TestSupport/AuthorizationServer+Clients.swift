@@ -28,16 +28,17 @@ extension AuthorizationServer {
     ///   - scopes: The scopes to ask for.
     ///   - authentication: How a confidential client authenticates.
     ///   - timeout: The request timeout.
+    ///   - dpop: Options to ask for DPoP-bound tokens; `nil` for Bearer tokens.
     /// - Returns: The client.
     public func client(
         _ client: (String, String?) = Client.confidentialPassword,
         scopes: [String] = ["openid", "profile", "email", "read"],
-        authentication: ClientAuthentication = .basic, timeout: TimeInterval = 10
+        authentication: ClientAuthentication = .basic, timeout: TimeInterval = 10, dpop: DPoPOptions? = nil
     ) -> OAuth2Client {
         OAuth2Client(
             issuer: url, clientID: client.0, clientSecret: client.1, scopes: scopes,
             clientAuthentication: authentication,
-            requestTimeout: timeout)
+            requestTimeout: timeout, dpop: dpop)
     }
 
     /// A token for the test user through the password grant.

@@ -207,6 +207,39 @@ public final class AuthorizationServer: Sendable {
         _ = try await request("POST", "/test/deny-device", ["user_code": userCode])
     }
 
+    // MARK: DPoP
+
+    /// The resource that takes only DPoP-bound access tokens with a valid proof of their key.
+    public var dpopResourceURL: URL { url.appendingPathComponent("test/dpop-resource") }
+
+    /// What the server counted about DPoP since the last ``resetStats()``: `proofs_accepted`,
+    /// `nonce_challenges`, `tokens_bound`, `resource_requests`, and `rejections` by reason.
+    public func dpopStats() async throws -> [String: Any] {
+        (try await request("GET", "/test/stats")["dpop"] as? [String: Any]) ?? [:]
+    }
+
+    /// DPoP proofs the server refused for `reason` (such as `replayed jti`, `wrong key`).
+    ///
+    /// - Parameter reason: The reason the server records.
+    /// - Returns: The count.
+    public func dpopRejections(_ reason: String) async throws -> Int {
+        (try await dpopStats()["rejections"] as? [String: Int])?[reason] ?? 0
+    }
+
+    /// Sets the server's DPoP support and nonce enforcement.
+    ///
+    /// - Parameters:
+    ///   - enabled: Whether DPoP is supported at all; off, proofs are ignored and tokens are Bearer.
+    ///   - requireNonce: Whether every proof must carry the server's current nonce.
+    ///   - refuseNonce: How many of the next proofs are challenged anyway, each with a new nonce.
+    public func setDPoP(enabled: Bool? = nil, requireNonce: Bool? = nil, refuseNonce: Int? = nil) async throws {
+        var body: [String: Any] = [:]
+        if let enabled { body["enabled"] = enabled }
+        if let requireNonce { body["require_nonce"] = requireNonce }
+        if let refuseNonce { body["refuse_nonce"] = refuseNonce }
+        _ = try await request("POST", "/test/dpop", body)
+    }
+
     private func request(_ method: String, _ path: String, _ body: [String: Any]? = nil) async throws -> [String: Any] {
         var request = URLRequest(url: url.appendingPathComponent(path), timeoutInterval: 10)
         request.httpMethod = method

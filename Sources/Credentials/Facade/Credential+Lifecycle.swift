@@ -109,22 +109,27 @@ extension Credential {
         return try await CredentialError.translating { try await oauth2.userInfo(token) }
     }
 
-    /// Refreshes if needed, then sets `Authorization: <token type> <access token>`. When the token
+    /// Refreshes if needed, then sets `Authorization: <token type> <access token>`; for a
+    /// DPoP-bound token also a `DPoP` proof of its key for this request's method and URL (see
+    /// ``OAuth2Client/authorize(_:with:)``), so authorize again before each send. When the token
     /// cannot be read (the vault is locked, or its class's keys were wiped when the unlock session
     /// ended) it throws and leaves the request as it was.
     ///
     /// - Parameter request: The request to authorize.
-    /// - Throws: As ``refreshIfNeeded(graceInterval:)``.
+    /// - Throws: As ``refreshIfNeeded(graceInterval:)``, and ``CredentialError/oauth2(_:)`` with
+    ///   ``OAuth2Error/dpopKeyMissing`` for a DPoP-bound token stored without its key (the request
+    ///   is left as it was).
     public func authorize(request: inout URLRequest) async throws {
         try await refreshIfNeeded()
         let token = try currentToken()
-        request.setValue("\(token.tokenType) \(token.accessToken)", forHTTPHeaderField: "Authorization")
+        try CredentialError.translating { try oauth2.authorize(&request, with: token) }
     }
 
     /// As ``authorize(request:)``, but never throws: a failure is posted as
     /// `.credentialRefreshFailed` (with `userInfo["error"]`). After a failed refresh the current
     /// token is still set, so the server's answer tells the caller what happened; a token that
-    /// cannot be read (locked vault, missing proof, removed credential) sets no header at all.
+    /// cannot be read (locked vault, missing proof, removed credential), or a DPoP-bound one
+    /// without its key, sets no header at all.
     ///
     /// - Parameter request: The request to authorize.
     public func authorize(_ request: inout URLRequest) async {
@@ -136,10 +141,26 @@ extension Credential {
         }
         do {
             let token = try currentToken()
-            request.setValue("\(token.tokenType) \(token.accessToken)", forHTTPHeaderField: "Authorization")
+            try CredentialError.translating { try oauth2.authorize(&request, with: token) }
         } catch {
             if !refreshFailed { postRefreshFailed(error) }
         }
+    }
+
+    /// Refreshes if needed, then sends `request` authorized by the token through
+    /// ``Credential/httpClient``, and gives the answer whatever its status. A DPoP nonce challenge
+    /// from the resource server is answered once, with a new proof carrying its nonce (see
+    /// ``OAuth2Client/send(_:authorizedWith:)``).
+    ///
+    /// - Parameter request: The request.
+    /// - Returns: The body and response.
+    /// - Throws: As ``authorize(request:)``, and ``CredentialError/oauth2(_:)`` with
+    ///   ``OAuth2Error/dpopNonceRefused(statusCode:)`` when the retry is challenged again, or a
+    ///   network error.
+    public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        try await refreshIfNeeded()
+        let token = try currentToken()
+        return try await CredentialError.translating { try await oauth2.send(request, authorizedWith: token) }
     }
 
     // MARK: Refresh internals
@@ -391,20 +412,22 @@ extension Token {
             idToken: pick(idToken, base.idToken, current.idToken),
             deviceSecret: pick(deviceSecret, base.deviceSecret, current.deviceSecret),
             scope: pick(scope, base.scope, current.scope), issuedAt: access.issuedAt, expiresIn: access.expiresIn,
-            context: current.context)
+            context: current.context, dpopKey: access.dpopKey ?? current.dpopKey)
     }
 
     /// The same token with its access token marked expired.
     func withAccessToken(expiresIn: TimeInterval) -> Token {
         Token(
             id: id, tokenType: tokenType, accessToken: accessToken, refreshToken: refreshToken, idToken: idToken,
-            deviceSecret: deviceSecret, scope: scope, issuedAt: issuedAt, expiresIn: expiresIn, context: context)
+            deviceSecret: deviceSecret, scope: scope, issuedAt: issuedAt, expiresIn: expiresIn, context: context,
+            dpopKey: dpopKey)
     }
 
     /// The same token without its device secret.
     func withoutDeviceSecret() -> Token {
         Token(
             id: id, tokenType: tokenType, accessToken: accessToken, refreshToken: refreshToken, idToken: idToken,
-            deviceSecret: nil, scope: scope, issuedAt: issuedAt, expiresIn: expiresIn, context: context)
+            deviceSecret: nil, scope: scope, issuedAt: issuedAt, expiresIn: expiresIn, context: context,
+            dpopKey: dpopKey)
     }
 }

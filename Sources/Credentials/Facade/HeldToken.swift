@@ -1,11 +1,13 @@
+import Foundation
 import OAuth2
 import VaultCore
+import VaultCrypto
 
 /// The token a `Credential` keeps between reads, in a form that locking the vault makes
 /// unreadable.
 ///
 /// A token read from a vault keeps its strings (access, refresh and ID token, device secret, client
-/// secret) sealed under the vault's cache key of the key generation it was read in. That key lives
+/// secret) and its DPoP key sealed under the vault's cache key of the key generation it was read in. That key lives
 /// in guarded memory and is wiped by `lock()`, a new unlock and the end of the unlock session, so
 /// every credential's copy becomes unreadable at that moment, without the vault having to find the
 /// credentials. Guarded memory for each copy would not scale: a token is larger than a pooled block,
@@ -56,13 +58,16 @@ struct HeldToken: Sendable {
 
 extension Token {
     /// The strings that are secret, in a fixed order: access, refresh and ID token, device secret,
-    /// client secret.
+    /// client secret, and the DPoP key's seed (base64).
     fileprivate var secretStrings: [String?] {
-        [accessToken, refreshToken, idToken?.rawValue, deviceSecret, context.clientSecret]
+        [
+            accessToken, refreshToken, idToken?.rawValue, deviceSecret, context.clientSecret,
+            dpopKey?.withSeed { Data($0).base64EncodedString() },
+        ]
     }
 
     /// The same token with every secret removed: an empty access token, no refresh token, ID token,
-    /// device secret or client secret.
+    /// device secret, client secret or DPoP key.
     func withoutSecrets() -> Token {
         Token(
             id: id, tokenType: tokenType, accessToken: "", refreshToken: nil, idToken: nil, deviceSecret: nil,
@@ -72,12 +77,20 @@ extension Token {
 
     /// This secret-free token with the strings of ``secretStrings`` put back.
     fileprivate func withSecrets(_ secrets: [String?]) -> Token? {
-        guard secrets.count == 5, let accessToken = secrets[0] else { return nil }
+        guard secrets.count == 6, let accessToken = secrets[0] else { return nil }
+        var dpopKey: DPoPKey?
+        if let seed = secrets[5] {
+            guard var bytes = Data(base64Encoded: seed).map(Array.init) else { return nil }
+            defer { bytes.withUnsafeMutableBytes { SecureBytes.wipe($0) } }
+            guard let key = try? DPoPKey(seed: SecureBytes(copying: bytes)) else { return nil }
+            dpopKey = key
+        }
         return Token(
             id: id, tokenType: tokenType, accessToken: accessToken, refreshToken: secrets[1],
             idToken: secrets[2].flatMap { try? JWT($0) }, deviceSecret: secrets[3], scope: scope,
             issuedAt: issuedAt, expiresIn: expiresIn,
             context: Context(
-                issuer: context.issuer, clientID: context.clientID, clientSecret: secrets[4], scopes: context.scopes))
+                issuer: context.issuer, clientID: context.clientID, clientSecret: secrets[4], scopes: context.scopes),
+            dpopKey: dpopKey)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Locking
 import OAuth2
+import VaultCrypto
 
 /// The bytes of a token record's two halves — its ``Token/Metadata`` and its ``Token`` — as
 /// ``VaultTokenStorage`` hands them to the vault to seal.
@@ -11,10 +12,14 @@ import OAuth2
 ///
 /// The binary form, little-endian, every variable-length field behind a `UInt32` byte count:
 ///
-///     marker   UInt8   0x81 (format 1). A byte >= 0x80 never starts JSON (JSON is UTF-8 text
-///                      and starts with an ASCII character), so the first byte tells the forms apart:
-///                      `{` is the legacy JSON form, 0x81 this one, any other byte >= 0x80 a later
-///                      format (``CredentialError/storage(_:)`` with `unsupportedFormat`), the rest corrupt.
+///     marker   UInt8   0x81 (format 1), or 0x82 (format 2) for a token with a DPoP key. A byte
+///                      >= 0x80 never starts JSON (JSON is UTF-8 text and starts with an ASCII
+///                      character), so the first byte tells the forms apart: `{` is the legacy JSON
+///                      form, 0x81 and 0x82 this one, any other byte >= 0x80 a later format
+///                      (``CredentialError/storage(_:)`` with `unsupportedFormat`), the rest corrupt.
+///                      A reader of format 1 alone refuses a format 2 record that way instead of
+///                      reading it without its key; a token without a key is still written as
+///                      format 1, byte for byte as before.
 ///     kind     UInt8   'T' (0x54) a token, 'M' (0x4D) metadata
 ///
 ///     token:    flags UInt8 (which optionals follow: 1 refreshToken, 2 idToken, 4 deviceSecret,
@@ -22,7 +27,8 @@ import OAuth2
 ///               (the compact JWT, as received)], [deviceSecret], [scope: UInt32 count, strings],
 ///               issuedAt (Float64 bits, seconds since 2001: `Date`'s own value, full precision),
 ///               expiresIn (Float64 bits), issuer (absolute URL), clientID, [clientSecret],
-///               scopes (UInt32 count, strings)
+///               scopes (UInt32 count, strings); format 2 only, with flag 32 (which it must
+///               have): the DPoP key's algorithm (`EdDSA`) and its 32-byte Ed25519 seed
 ///     metadata: id, tags (UInt32 count, then key and value, keys in ascending UTF-8 byte order,
 ///               no duplicates), claims (UInt8: 0 none; 1 the ID token's payload part, base64url;
 ///               2 JSON text; then for 1 and 2 the bytes)
@@ -36,6 +42,8 @@ import OAuth2
 package enum TokenRecordCoding {
     /// The first byte of the binary form, format 1.
     package static let formatMarker: UInt8 = 0x81
+    /// The first byte of a token half in format 2: format 1 with a DPoP key.
+    package static let dpopFormatMarker: UInt8 = 0x82
     /// The version inside the legacy JSON form's wrapper.
     static let legacyVersion = 1
 
@@ -53,6 +61,8 @@ package enum TokenRecordCoding {
         static let deviceSecret = TokenFlags(rawValue: 4)
         static let scope = TokenFlags(rawValue: 8)
         static let clientSecret = TokenFlags(rawValue: 16)
+        /// Format 2 only.
+        static let dpopKey = TokenFlags(rawValue: 32)
         static let all: TokenFlags = [.refreshToken, .idToken, .deviceSecret, .scope, .clientSecret]
     }
 
@@ -72,6 +82,7 @@ package enum TokenRecordCoding {
         if token.deviceSecret != nil { flags.insert(.deviceSecret) }
         if token.scope != nil { flags.insert(.scope) }
         if token.context.clientSecret != nil { flags.insert(.clientSecret) }
+        if token.dpopKey != nil { flags.insert(.dpopKey) }
         let issuer = token.context.issuer.absoluteString
         var capacity = 3 + 2 * 8 + 11 * 4 + token.id.utf8.count + token.tokenType.utf8.count
         capacity += token.accessToken.utf8.count + issuer.utf8.count + token.context.clientID.utf8.count
@@ -79,9 +90,10 @@ package enum TokenRecordCoding {
         capacity += (token.deviceSecret?.utf8.count ?? 0) + (token.context.clientSecret?.utf8.count ?? 0)
         for scope in token.scope ?? [] { capacity += 4 + scope.utf8.count }
         for scope in token.context.scopes { capacity += 4 + scope.utf8.count }
+        if token.dpopKey != nil { capacity += 8 + dpopAlgorithm.utf8.count + Ed25519SigningKey.seedCount }
 
         var writer = Writer(capacity: capacity)
-        writer.append(formatMarker)
+        writer.append(token.dpopKey == nil ? formatMarker : dpopFormatMarker)
         writer.append(Kind.token.rawValue)
         writer.append(flags.rawValue)
         writer.append(token.id)
@@ -97,8 +109,15 @@ package enum TokenRecordCoding {
         writer.append(token.context.clientID)
         if let clientSecret = token.context.clientSecret { writer.append(clientSecret) }
         writer.append(token.context.scopes)
+        if let key = token.dpopKey {
+            writer.append(dpopAlgorithm)
+            key.withSeed { writer.append(lengthPrefixed: $0) }
+        }
         return writer.bytes
     }
+
+    /// The algorithm a stored DPoP key is for: the only one ``DPoPKey`` has.
+    private static let dpopAlgorithm = JWSAlgorithm.edDSA.rawValue
 
     /// A token's metadata's record bytes. The claims are written as they are kept: an ID token's
     /// payload part as the issuer wrote it, claims read back as the same bytes, claims given as
@@ -148,9 +167,11 @@ package enum TokenRecordCoding {
     package static func decodeToken(_ bytes: [UInt8]) throws -> Token {
         guard try isBinary(bytes) else { return try decodeLegacy(Token.self, from: bytes) }
         var reader = Reader(bytes)
-        try reader.expectHeader(.token)
+        let hasKey = try reader.expectTokenHeader()
         let flags = TokenFlags(rawValue: try reader.byte())
-        guard TokenFlags.all.isSuperset(of: flags) else { throw malformed }
+        guard (hasKey ? TokenFlags.all.union(.dpopKey) : TokenFlags.all).isSuperset(of: flags),
+            flags.contains(.dpopKey) == hasKey
+        else { throw malformed }
         let id = try reader.string()
         let tokenType = try reader.string()
         let accessToken = try reader.string()
@@ -170,12 +191,22 @@ package enum TokenRecordCoding {
         let clientID = try reader.string()
         let clientSecret = flags.contains(.clientSecret) ? try reader.string() : nil
         let scopes = try reader.strings()
+        let dpopKey: DPoPKey?
+        if hasKey {
+            guard try reader.string() == dpopAlgorithm, let key = try? DPoPKey(seed: try reader.secureBytes()) else {
+                throw malformed
+            }
+            dpopKey = key
+        } else {
+            dpopKey = nil
+        }
         try reader.expectEnd()
         return Token(
             id: id, tokenType: tokenType, accessToken: accessToken, refreshToken: refreshToken, idToken: idToken,
             deviceSecret: deviceSecret, scope: scope, issuedAt: Date(timeIntervalSinceReferenceDate: issuedAt),
             expiresIn: expiresIn,
-            context: Token.Context(issuer: issuer, clientID: clientID, clientSecret: clientSecret, scopes: scopes))
+            context: Token.Context(issuer: issuer, clientID: clientID, clientSecret: clientSecret, scopes: scopes),
+            dpopKey: dpopKey)
     }
 
     /// Metadata from its record bytes, binary or legacy JSON. The binary form's claims are not
@@ -235,7 +266,7 @@ package enum TokenRecordCoding {
     ///   format, ``CredentialError/corruptRecord(_:)`` for neither form.
     private static func isBinary(_ bytes: [UInt8]) throws -> Bool {
         switch bytes.first {
-        case formatMarker?: true
+        case formatMarker?, dpopFormatMarker?: true
         case UInt8(ascii: "{")?: false
         case let marker? where marker >= 0x80:
             throw CredentialError.storage(
@@ -308,6 +339,17 @@ package enum TokenRecordCoding {
             guard try byte() == formatMarker, try byte() == kind.rawValue else { throw malformed }
         }
 
+        /// Reads a token half's header.
+        ///
+        /// - Returns: Whether it is format 2 (with a DPoP key).
+        mutating func expectTokenHeader() throws -> Bool {
+            let marker = try byte()
+            guard marker == formatMarker || marker == dpopFormatMarker, try byte() == Kind.token.rawValue else {
+                throw malformed
+            }
+            return marker == dpopFormatMarker
+        }
+
         mutating func byte() throws -> UInt8 {
             guard offset < bytes.count else { throw malformed }
             defer { offset += 1 }
@@ -338,6 +380,13 @@ package enum TokenRecordCoding {
             let count = Int(try integer(UInt32.self))
             guard count <= (bytes.count - offset) / minimumElementBytes else { throw malformed }
             return count
+        }
+
+        /// A length-prefixed field copied straight into guarded memory.
+        mutating func secureBytes() throws -> SecureBytes {
+            let length = try length()
+            defer { offset += length }
+            return SecureBytes(copying: bytes[offset..<offset + length])
         }
 
         mutating func lengthPrefixed() throws -> [UInt8] {

@@ -5,8 +5,9 @@ import Foundation
 #endif
 
 extension OAuth2Client {
-    /// POSTs a form, with client authentication.
-    func post(_ url: URL, form: [(String, String)]) async throws -> (Data, HTTPURLResponse) {
+    /// POSTs a form, with client authentication, and with a DPoP proof of `proofKey` when given
+    /// (retried once with the server's nonce when it asks for one).
+    func post(_ url: URL, form: [(String, String)], proofKey: DPoPKey? = nil) async throws -> (Data, HTTPURLResponse) {
         var fields = form
         var request = URLRequest(url: url, timeoutInterval: requestTimeout)
         request.httpMethod = "POST"
@@ -24,14 +25,14 @@ extension OAuth2Client {
         }
         request.httpBody = Data(
             fields.map { "\(Self.formEncode($0))=\(Self.formEncode($1))" }.joined(separator: "&").utf8)
-        return try await send(request)
+        guard let proofKey else { return try await send(request) }
+        return try checked(await sendWithProof(request, key: proofKey, accessToken: nil), of: request)
     }
 
-    /// GETs a resource, with a bearer token when given.
-    func get(_ url: URL, bearer: String?) async throws -> (Data, HTTPURLResponse) {
+    /// GETs a document that needs no authorization (discovery, keys).
+    func get(_ url: URL) async throws -> (Data, HTTPURLResponse) {
         var request = URLRequest(url: url, timeoutInterval: requestTimeout)
         request.setValue("application/json", forHTTPHeaderField: "Accept")
-        if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
         return try await send(request)
     }
 
@@ -43,13 +44,17 @@ extension OAuth2Client {
     /// the default one follows it only within the origin, and a 3xx answer that reaches this point
     /// (a client that does not follow redirects) is ``OAuth2Error/redirectRefused(_:)``.
     private func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        try checked(await transmit(request), of: request)
+    }
+
+    /// Sends a request through ``httpClient`` and gives its answer whatever its status: the
+    /// transport policy is checked first, transport failures become ``OAuth2Error/network(_:)``.
+    func transmit(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         guard let url = request.url else { throw OAuth2Error.insecureTransport("a request without a URL") }
         try transportPolicy.check(url, as: "the URL")
-        let data: Data
-        let http: HTTPURLResponse
         do {
             let client = httpClient
-            (data, http) = try await withDeadline(seconds: request.timeoutInterval) {
+            return try await withDeadline(seconds: request.timeoutInterval) {
                 try await client.send(request)
             }
         } catch let error as OAuth2Error {
@@ -57,6 +62,12 @@ extension OAuth2Client {
         } catch {
             throw OAuth2Error.network(Self.describe(error))
         }
+    }
+
+    /// The answer to `request` if its status is 2xx, else the error ``send(_:)`` describes.
+    func checked(_ response: (Data, HTTPURLResponse), of request: URLRequest) throws -> (Data, HTTPURLResponse) {
+        let (data, http) = response
+        let url = request.url ?? issuer
         guard (200..<300).contains(http.statusCode) else {
             if case .object(let json)? = try? JSONDecoder().decode(JSONValue.self, from: data),
                 let error = json["error"]?.stringValue

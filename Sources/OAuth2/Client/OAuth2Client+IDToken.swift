@@ -11,7 +11,7 @@ extension OAuth2Client {
     ///   request's errors.
     public func jsonWebKeySet() async throws -> JWKSet {
         let url = try await endpoint("jwks_uri", "JWKS")
-        let (data, _) = try await get(url, bearer: nil)
+        let (data, _) = try await get(url)
         return try JWKSet(json: data)
     }
 
@@ -36,7 +36,7 @@ extension OAuth2Client {
         return Token(
             id: token.id, tokenType: token.tokenType, accessToken: token.accessToken, refreshToken: token.refreshToken,
             idToken: verified, deviceSecret: token.deviceSecret, scope: token.scope, issuedAt: token.issuedAt,
-            expiresIn: token.expiresIn, context: token.context)
+            expiresIn: token.expiresIn, context: token.context, dpopKey: token.dpopKey)
     }
 
     private func validateIDToken(_ idToken: JWT, nonce: String?, subject: String?) async throws -> JWT {

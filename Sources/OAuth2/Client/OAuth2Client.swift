@@ -37,6 +37,10 @@ public final class OAuth2Client: Sendable {
     public let httpClient: any HTTPClient
     /// How the ID tokens of grants and refreshes are validated (``IDTokenValidator``).
     public let idTokenValidation: IDTokenValidator.Options
+    /// Whether grants ask for DPoP-bound tokens, and how proofs are made; `nil`: grants ask for
+    /// Bearer tokens. A token bound to a key (``Token/dpopKey``) is refreshed and used with proofs
+    /// either way, with these options or the defaults.
+    public let dpop: DPoPOptions?
     private let discovered = Locked<OpenIDConfiguration?>(nil)
 
     /// A client whose requests go through `httpClient`.
@@ -57,11 +61,14 @@ public final class OAuth2Client: Sendable {
     ///     by default. An issuer the policy does not permit fails the first request with
     ///     ``OAuth2Error/insecureTransport(_:)``.
     ///   - idTokenValidation: Leeway, clock, algorithms and key cache for ID-token validation.
+    ///   - dpop: Options to ask every grant for a DPoP-bound token (RFC 9449), bound to a new
+    ///     ``DPoPKey``; `nil` (the default) asks for Bearer tokens.
     public init(
         issuer: URL, clientID: String, clientSecret: String? = nil, scopes: [String] = [],
         httpClient: any HTTPClient,
         clientAuthentication: ClientAuthentication = .basic, requestTimeout: TimeInterval = 30,
-        transportPolicy: TransportPolicy = .httpsExceptLoopback, idTokenValidation: IDTokenValidator.Options = .init()
+        transportPolicy: TransportPolicy = .httpsExceptLoopback, idTokenValidation: IDTokenValidator.Options = .init(),
+        dpop: DPoPOptions? = nil
     ) {
         self.issuer = issuer
         self.clientID = clientID
@@ -72,6 +79,7 @@ public final class OAuth2Client: Sendable {
         self.requestTimeout = requestTimeout
         self.transportPolicy = transportPolicy
         self.idTokenValidation = idTokenValidation
+        self.dpop = dpop
     }
 
     /// A client whose requests go through `httpClient`, with HTTP Basic client authentication, a
@@ -107,17 +115,20 @@ public final class OAuth2Client: Sendable {
     ///     by default. An issuer the policy does not permit fails the first request with
     ///     ``OAuth2Error/insecureTransport(_:)``.
     ///   - idTokenValidation: Leeway, clock, algorithms and key cache for ID-token validation.
+    ///   - dpop: Options to ask every grant for a DPoP-bound token; `nil` (the default) asks for
+    ///     Bearer tokens.
     public convenience init(
         issuer: URL, clientID: String, clientSecret: String? = nil, scopes: [String] = [],
         session: URLSession = .shared,
         clientAuthentication: ClientAuthentication = .basic, requestTimeout: TimeInterval = 30,
-        transportPolicy: TransportPolicy = .httpsExceptLoopback, idTokenValidation: IDTokenValidator.Options = .init()
+        transportPolicy: TransportPolicy = .httpsExceptLoopback, idTokenValidation: IDTokenValidator.Options = .init(),
+        dpop: DPoPOptions? = nil
     ) {
         self.init(
             issuer: issuer, clientID: clientID, clientSecret: clientSecret, scopes: scopes,
             httpClient: URLSessionHTTPClient(session: session, transportPolicy: transportPolicy),
             clientAuthentication: clientAuthentication, requestTimeout: requestTimeout,
-            transportPolicy: transportPolicy, idTokenValidation: idTokenValidation)
+            transportPolicy: transportPolicy, idTokenValidation: idTokenValidation, dpop: dpop)
     }
 
     /// A client for the issuer and client a token was issued by and to.
@@ -197,7 +208,7 @@ public final class OAuth2Client: Sendable {
 
     private func discoveryDocument(_ url: URL) async -> Result<[String: JSONValue], OAuth2Error> {
         do {
-            return .success(try await jsonObject(from: get(url, bearer: nil)))
+            return .success(try await jsonObject(from: get(url)))
         } catch let error as OAuth2Error {
             return .failure(error)
         } catch {
@@ -217,18 +228,21 @@ public final class OAuth2Client: Sendable {
     /// token, ID token or device secret the server does not send again is kept; the id and context
     /// are kept; `issuedAt` is the time of the answer. A new ID token is validated, and must be
     /// about the same `sub` as the one it replaces (OpenID Connect Core §12.2); a kept one keeps
-    /// its verification state.
+    /// its verification state. A DPoP-bound token is refreshed with a proof of its own key (RFC 9449
+    /// §5), and the new token must be DPoP-bound too; it keeps the key.
     ///
     /// - Parameter token: The token to refresh.
     /// - Returns: The merged token.
     /// - Throws: ``OAuth2Error/missingToken(_:)`` without a refresh token,
+    ///   ``OAuth2Error/dpopKeyMissing`` for a DPoP-bound token without its key,
+    ///   ``OAuth2Error/dpopNotBound(tokenType:)`` for a Bearer answer to it,
     ///   ``OAuth2Error/invalidIDToken(_:)`` for a new ID token that fails validation, else the
     ///   request's errors.
     public func refresh(_ token: Token) async throws -> Token {
         guard let refreshToken = token.refreshToken else { throw OAuth2Error.missingToken(.refreshToken) }
         let fresh = try await tokenRequest(
             [("grant_type", "refresh_token"), ("refresh_token", refreshToken)], context: token.context,
-            subject: token.idToken?.subject)
+            subject: token.idToken?.subject, proofKey: try token.requiredDPoPKey())
         return token.merged(with: fresh)
     }
 
@@ -238,7 +252,8 @@ public final class OAuth2Client: Sendable {
     /// - Returns: The token.
     public func clientCredentials(scopes: [String]? = nil) async throws -> Token {
         try await tokenRequest(
-            [("grant_type", "client_credentials")] + scopeField(scopes), context: context(scopes: scopes))
+            [("grant_type", "client_credentials")] + scopeField(scopes), context: context(scopes: scopes),
+            proofKey: newProofKey())
     }
 
     /// The resource-owner password grant (RFC 6749 §4.3): legacy, for tests and old servers.
@@ -251,7 +266,7 @@ public final class OAuth2Client: Sendable {
     public func password(username: String, password: String, scopes: [String]? = nil) async throws -> Token {
         try await tokenRequest(
             [("grant_type", "password"), ("username", username), ("password", password)] + scopeField(scopes),
-            context: context(scopes: scopes))
+            context: context(scopes: scopes), proofKey: newProofKey())
     }
 
     /// Exchanges an authorization code with its PKCE verifier (RFC 6749 §4.1.3, RFC 7636 §4.5).
@@ -270,7 +285,7 @@ public final class OAuth2Client: Sendable {
             [
                 ("grant_type", "authorization_code"), ("code", code), ("code_verifier", verifier),
                 ("redirect_uri", redirectURI.absoluteString),
-            ], context: context(scopes: nil), nonce: nonce)
+            ], context: context(scopes: nil), nonce: nonce, proofKey: newProofKey())
     }
 
     /// The URL to send the user to for the authorization-code flow with PKCE.
@@ -333,6 +348,7 @@ public final class OAuth2Client: Sendable {
     ) async throws -> Token {
         var interval = authorization.interval
         var waited: TimeInterval = 0
+        let proofKey = newProofKey()
         while true {
             try await sleep(.milliseconds(Int(interval * 1000)))
             waited += interval
@@ -342,7 +358,7 @@ public final class OAuth2Client: Sendable {
                         ("grant_type", "urn:ietf:params:oauth:grant-type:device_code"),
                         ("device_code", authorization.deviceCode),
                     ],
-                    context: context(scopes: scopes))
+                    context: context(scopes: scopes), proofKey: proofKey)
             } catch OAuth2Error.server(let error, let description, let status) {
                 switch error {
                 case "authorization_pending": break
@@ -396,18 +412,30 @@ public final class OAuth2Client: Sendable {
     ///   revoked access token.
     public func userInfo(_ token: Token) async throws -> UserInfo {
         let endpoint = try await endpoint("userinfo_endpoint", "userinfo")
-        return UserInfo(claims: try jsonObject(from: await get(endpoint, bearer: token.accessToken)))
+        return UserInfo(claims: try jsonObject(from: await get(endpoint, authorizedWith: token)))
     }
 
     // MARK: Helpers
 
+    /// One token request; with `proofKey`, it carries a DPoP proof of that key, and the token must
+    /// come back DPoP-bound (a Bearer answer to a proof would be a silent downgrade).
     private func tokenRequest(
-        _ form: [(String, String)], context: Token.Context, nonce: String? = nil, subject: String? = nil
+        _ form: [(String, String)], context: Token.Context, nonce: String? = nil, subject: String? = nil,
+        proofKey: DPoPKey?
     ) async throws -> Token {
         let endpoint = try await endpoint("token_endpoint", "token")
-        let (data, _) = try await post(endpoint, form: form)
-        return try await validatingIDToken(
-            of: Token(response: data, context: context, issuedAt: Date()), nonce: nonce, subject: subject)
+        let (data, _) = try await post(endpoint, form: form, proofKey: proofKey)
+        var token = try Token(response: data, context: context, issuedAt: Date())
+        if let proofKey {
+            guard token.isDPoPBound else { throw OAuth2Error.dpopNotBound(tokenType: token.tokenType) }
+            token = token.bound(to: proofKey)
+        }
+        return try await validatingIDToken(of: token, nonce: nonce, subject: subject)
+    }
+
+    /// A new key for a grant when the client asks for DPoP-bound tokens.
+    private func newProofKey() -> DPoPKey? {
+        dpop == nil ? nil : DPoPKey()
     }
 
     private func scopeField(_ requested: [String]?) -> [(String, String)] {
@@ -435,6 +463,6 @@ extension Token {
             id: id, tokenType: fresh.tokenType, accessToken: fresh.accessToken,
             refreshToken: fresh.refreshToken ?? refreshToken, idToken: fresh.idToken ?? idToken,
             deviceSecret: fresh.deviceSecret ?? deviceSecret, scope: fresh.scope ?? scope, issuedAt: fresh.issuedAt,
-            expiresIn: fresh.expiresIn, context: context)
+            expiresIn: fresh.expiresIn, context: context, dpopKey: fresh.dpopKey ?? dpopKey)
     }
 }

@@ -23,6 +23,16 @@ public struct JWK: Sendable {
         }
     }
 
+    /// Whether `signature` is this key's signature of `message`, by the key's one algorithm.
+    ///
+    /// - Parameters:
+    ///   - signature: The signature (for `ES256`, the 64 bytes `r || s`).
+    ///   - message: The signed bytes.
+    /// - Returns: `true` only for a valid signature.
+    package func isValidSignature(_ signature: [UInt8], for message: [UInt8]) -> Bool {
+        publicKey.isValidSignature(signature, for: message)
+    }
+
     /// The key in one member of a JWK set's `keys`, or `nil` for a key that is not a usable
     /// signature key: `use` other than `sig`, `key_ops` without `verify`, an unknown `kty` or `crv`,
     /// an `alg` other than its type's algorithm, or parameters that do not make a valid key (an RSA

@@ -28,6 +28,15 @@ public enum OAuth2Error: Error, Equatable, Sendable, LocalizedError {
     /// The ID token the server returned failed validation (OpenID Connect Core §3.1.3.7); the
     /// token was not returned.
     case invalidIDToken(IDTokenValidationError)
+    /// The token is DPoP-bound (`token_type` `DPoP`) but has no ``DPoPKey`` with it (it was stored
+    /// without one, or decoded from a raw response): no proof can be made, so nothing was sent.
+    case dpopKeyMissing
+    /// A grant sent a DPoP proof but the server answered with a token of another type (a Bearer
+    /// token): it was not returned, since it would not be bound to the key.
+    case dpopNotBound(tokenType: String)
+    /// The server asked for a new DPoP nonce (`use_dpop_nonce`) again after the request was
+    /// retried once with the nonce it gave, or gave no nonce to retry with.
+    case dpopNonceRefused(statusCode: Int)
 
     public var errorDescription: String? {
         switch self {
@@ -48,6 +57,12 @@ public enum OAuth2Error: Error, Equatable, Sendable, LocalizedError {
             "The discovery document names no issuer URL; the configured issuer is \"\(expected)\"."
         case .redirectRefused(let detail): "The server redirected the request to \(detail); it was not followed."
         case .invalidIDToken(let reason): reason.errorDescription
+        case .dpopKeyMissing:
+            "The token is DPoP-bound, but no DPoP key is stored with it; sign in again to get a new token."
+        case .dpopNotBound(let type):
+            "The server answered a DPoP proof with a \(type) token, which is not bound to the key; it was not used."
+        case .dpopNonceRefused(let status):
+            "The server refused the DPoP proof's nonce again after one retry (HTTP status \(status))."
         }
     }
 }

@@ -26,7 +26,10 @@ extension Token {
             context: try container.decode(Context.self, forKey: .context))
     }
 
-    /// Encodes every field, and `idTokenVerified` when the ID token is verified.
+    /// Encodes every field but the DPoP key, and `idTokenVerified` when the ID token is verified.
+    /// The key is left out because this encoding is plain text wherever it goes: a DPoP-bound token
+    /// decoded from it has no key (and ``OAuth2Error/dpopKeyMissing`` when used). A vault's token
+    /// records keep the key, sealed with the token.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)

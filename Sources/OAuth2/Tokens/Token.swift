@@ -78,6 +78,16 @@ public struct Token: Codable, Sendable, Equatable, CustomStringConvertible, Cust
     public let expiresIn: TimeInterval
     /// Who issued it and to which client.
     public let context: Context
+    /// The key the token is bound to when it is DPoP-bound (``tokenType`` `DPoP`, RFC 9449): every
+    /// request with it carries a proof this key signs. `nil` for a Bearer token, and for a DPoP
+    /// token decoded without its key (which then cannot be used: ``OAuth2Error/dpopKeyMissing``).
+    public let dpopKey: DPoPKey?
+
+    /// Whether the token is DPoP-bound: its ``tokenType`` is `DPoP`.
+    public var isDPoPBound: Bool { tokenType == Self.dpopTokenType }
+
+    /// The ``tokenType`` of a DPoP-bound token.
+    public static let dpopTokenType = "DPoP"
 
     /// When the access token expires.
     public var expiresAt: Date { issuedAt.addingTimeInterval(expiresIn) }
@@ -165,9 +175,11 @@ public struct Token: Codable, Sendable, Equatable, CustomStringConvertible, Cust
     ///   - issuedAt: When it was issued.
     ///   - expiresIn: The access token's lifetime.
     ///   - context: Issuer and client.
+    ///   - dpopKey: The key a DPoP-bound token is bound to.
     public init(
         id: String, tokenType: String, accessToken: String, refreshToken: String?, idToken: JWT?,
-        deviceSecret: String?, scope: [String]?, issuedAt: Date, expiresIn: TimeInterval, context: Context
+        deviceSecret: String?, scope: [String]?, issuedAt: Date, expiresIn: TimeInterval, context: Context,
+        dpopKey: DPoPKey? = nil
     ) {
         self.id = id
         self.tokenType = tokenType
@@ -179,6 +191,18 @@ public struct Token: Codable, Sendable, Equatable, CustomStringConvertible, Cust
         self.issuedAt = issuedAt
         self.expiresIn = expiresIn
         self.context = context
+        self.dpopKey = dpopKey
+    }
+
+    /// The same token bound to `key`.
+    ///
+    /// - Parameter key: The key.
+    /// - Returns: The token with ``dpopKey`` set.
+    public func bound(to key: DPoPKey?) -> Token {
+        Token(
+            id: id, tokenType: tokenType, accessToken: accessToken, refreshToken: refreshToken, idToken: idToken,
+            deviceSecret: deviceSecret, scope: scope, issuedAt: issuedAt, expiresIn: expiresIn, context: context,
+            dpopKey: key)
     }
 
     /// The value of one kind of token in this set, if present.
@@ -194,10 +218,13 @@ public struct Token: Codable, Sendable, Equatable, CustomStringConvertible, Cust
         }
     }
 
-    /// The id, type, expiry and which tokens are present; never a token.
+    /// The id, type, expiry, which tokens are present and whether a DPoP key is; never a token or
+    /// a key.
     public var description: String {
-        let present = Kind.allCases.filter { value(of: $0) != nil }.map(\.rawValue).joined(separator: ", ")
-        return "Token(id: \(id), type: \(tokenType), expiresAt: \(expiresAt), has: [\(present)], \(context))"
+        var present = Kind.allCases.filter { value(of: $0) != nil }.map(\.rawValue)
+        if dpopKey != nil { present.append("dpopKey") }
+        return
+            "Token(id: \(id), type: \(tokenType), expiresAt: \(expiresAt), has: [\(present.joined(separator: ", "))], \(context))"
     }
 
     /// What `dump()` and debuggers show: the same fields as ``description``, never a token. (Without
@@ -208,6 +235,7 @@ public struct Token: Codable, Sendable, Equatable, CustomStringConvertible, Cust
             children: [
                 "id": id, "tokenType": tokenType, "has": Kind.allCases.filter { value(of: $0) != nil },
                 "scope": scope as Any, "issuedAt": issuedAt, "expiresIn": expiresIn, "context": context,
+                "hasDPoPKey": dpopKey != nil,
             ], displayStyle: .struct)
     }
 }

@@ -23,6 +23,8 @@ urlpatterns = [
     re_path(r"^test/release/?$", test_views.release, name="test-release"),
     re_path(r"^test/approve-device/?$", test_views.approve_device, name="test-approve-device"),
     re_path(r"^test/deny-device/?$", test_views.deny_device, name="test-deny-device"),
+    re_path(r"^test/dpop/?$", test_views.dpop_settings, name="test-dpop"),
+    re_path(r"^test/dpop-resource/?$", test_views.dpop_resource, name="test-dpop-resource"),
     # DOT at the root: /authorize/, /token/, /revoke_token/, /introspect/,
     # /device-authorization/, /device/, /userinfo/, /.well-known/... .
     path("", include("oauth2_provider.urls", namespace="oauth2_provider")),

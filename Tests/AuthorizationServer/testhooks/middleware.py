@@ -1,11 +1,14 @@
-"""Counts OAuth requests and injects armed faults (see testhooks.state)."""
+"""Counts OAuth requests, injects armed faults (see testhooks.state) and handles DPoP (see
+testhooks.dpop): token requests with a proof get DPoP-bound tokens, and requests elsewhere with a
+DPoP-bound token must carry a proof of its key."""
 
+import json
 import time
 from urllib.parse import parse_qs
 
 from django.http import HttpResponse, JsonResponse
 
-from . import state
+from . import dpop, state
 
 TEST_PREFIX = "/test/"
 
@@ -19,6 +22,128 @@ TRUNCATED_BODY = b'{"access_token": "abc'
 def fault_key(path):
     """Faults match a path with or without its trailing slash."""
     return path.rstrip("/") or "/"
+
+
+def _form(request):
+    try:
+        body = request.body
+    except Exception:
+        return {}
+    if not request.META.get("CONTENT_TYPE", "").startswith("application/x-www-form-urlencoded"):
+        return {}
+    return {key: values[0] for key, values in parse_qs(body.decode("utf-8", "replace")).items()}
+
+
+def _token_error(error, description=None):
+    body = {"error": error}
+    if description:
+        body["error_description"] = description
+    response = JsonResponse(body, status=400)
+    if error == "use_dpop_nonce":
+        response["DPoP-Nonce"] = dpop.current_nonce()
+    return response
+
+
+def resource_challenge(error, description):
+    """A resource server's 401 for a DPoP request (RFC 9449 §7.1, §9)."""
+    response = JsonResponse({"error": error, "error_description": description}, status=401)
+    response["WWW-Authenticate"] = 'DPoP error="%s", error_description="%s", algs="%s"' % (
+        error,
+        description,
+        " ".join(dpop.ALGORITHMS),
+    )
+    if error == "use_dpop_nonce":
+        response["DPoP-Nonce"] = dpop.current_nonce()
+    return response
+
+
+def check_resource_request(request):
+    """The access token of a request to a resource with a DPoP-bound token and a proof of its key,
+    or a 401 response saying what is wrong: a Bearer request with a bound token, no proof, a
+    proof of another key, a wrong ath/htm/htu, a stale iat, a replayed jti, a missing nonce."""
+    authorization = request.META.get("HTTP_AUTHORIZATION", "")
+    scheme, _, access_token = authorization.partition(" ")
+    if scheme.lower() == "bearer" and dpop.binding(access_token.strip()):
+        dpop.reject("bound token sent as Bearer")
+        return None, resource_challenge("invalid_token", "the access token is DPoP-bound")
+    if scheme.lower() != "dpop" or not access_token.strip():
+        return None, resource_challenge("invalid_token", "a DPoP access token is required")
+    access_token = access_token.strip()
+    bound = dpop.binding(access_token)
+    if bound is None:
+        dpop.reject("unbound token")
+        return None, resource_challenge("invalid_token", "the access token is not DPoP-bound")
+    try:
+        thumbprint = dpop.verify(
+            request.META.get("HTTP_DPOP"),
+            request.method,
+            request.build_absolute_uri(request.path),
+            access_token=access_token,
+        )
+    except dpop.NonceRequired:
+        return None, resource_challenge("use_dpop_nonce", "the proof needs the server nonce")
+    except dpop.ProofError as error:
+        return None, resource_challenge("invalid_dpop_proof", error.reason)
+    if thumbprint != bound:
+        dpop.reject("wrong key")
+        return None, resource_challenge("invalid_dpop_proof", "the proof is of another key")
+    return access_token, None
+
+
+def _dpop_token_request(request, grant_type, get_response):
+    """The token endpoint with DPoP: a request with a valid proof gets token_type DPoP, and its
+    access and refresh tokens are bound to the proof's key; a bound refresh token needs a proof of
+    the same key."""
+    proof = request.META.get("HTTP_DPOP")
+    bound = dpop.binding(_form(request).get("refresh_token")) if grant_type == "refresh_token" else None
+    if proof is None:
+        if bound:
+            dpop.reject("missing proof")
+            return _token_error("invalid_dpop_proof", "the refresh token is DPoP-bound: a proof is required")
+        return get_response(request)
+    try:
+        thumbprint = dpop.verify(proof, "POST", request.build_absolute_uri(request.path))
+    except dpop.NonceRequired:
+        return _token_error("use_dpop_nonce", "the proof needs the server nonce")
+    except dpop.ProofError as error:
+        return _token_error("invalid_dpop_proof", error.reason)
+    if bound and bound != thumbprint:
+        dpop.reject("wrong key")
+        return _token_error("invalid_dpop_proof", "the refresh token is bound to another key")
+    response = get_response(request)
+    if response.status_code != 200:
+        return response
+    try:
+        data = json.loads(response.content)
+    except ValueError:
+        return response
+    if not isinstance(data, dict) or "access_token" not in data:
+        return response
+    data["token_type"] = "DPoP"
+    dpop.bind(data["access_token"], thumbprint)
+    if data.get("refresh_token"):
+        dpop.bind(data["refresh_token"], thumbprint)
+    bound_response = JsonResponse(data, status=200)
+    for header in ("Cache-Control", "Pragma"):
+        if response.has_header(header):
+            bound_response[header] = response[header]
+    if dpop.nonce_required():
+        bound_response["DPoP-Nonce"] = dpop.current_nonce()
+    return bound_response
+
+
+def _dpop_resource_request(request, get_response):
+    """DOT's own resources (/userinfo/) with DPoP: a DPoP request is checked, then handed to DOT
+    as the Bearer request it reads; a DPoP-bound token sent as Bearer is refused."""
+    authorization = request.META.get("HTTP_AUTHORIZATION", "")
+    scheme, _, token = authorization.partition(" ")
+    if scheme.lower() not in ("dpop", "bearer") or (scheme.lower() == "bearer" and not dpop.binding(token.strip())):
+        return get_response(request)
+    access_token, refusal = check_resource_request(request)
+    if refusal is not None:
+        return refusal
+    request.META["HTTP_AUTHORIZATION"] = "Bearer " + access_token
+    return get_response(request)
 
 
 def _grant_type(request):
@@ -45,24 +170,34 @@ class TestHooksMiddleware:
         if path.startswith(TEST_PREFIX):
             return self.get_response(request)
 
-        grant_type = _grant_type(request) if (request.method == "POST" and path == state.TOKEN_PATH) else None
+        is_token_request = request.method == "POST" and path == state.TOKEN_PATH
+        grant_type = _grant_type(request) if is_token_request else None
         state.record_request(path, request.method, grant_type)
+
+        if not dpop.enabled():
+            handle = self.get_response
+        elif is_token_request:
+            def handle(request):
+                return _dpop_token_request(request, grant_type, self.get_response)
+        else:
+            def handle(request):
+                return _dpop_resource_request(request, self.get_response)
 
         fault = state.take_fault(fault_key(path))
         if fault is None:
-            return self.get_response(request)
+            return handle(request)
 
         if fault.mode == "slow":
             time.sleep(fault.seconds)
-            return self.get_response(request)
+            return handle(request)
 
-        real = self.get_response(request) if fault.process else None
+        real = handle(request) if fault.process else None
 
         if fault.mode == "hold":
             # Parked until the test releases it: with process, after the server has answered
             # (its effects are committed) and before the client sees the answer.
             state.hold(fault.seconds)
-            return real if real is not None else self.get_response(request)
+            return real if real is not None else handle(request)
 
         if fault.mode == "status500":
             return HttpResponse(ERROR_500_BODY, status=500, content_type="text/html; charset=utf-8")
@@ -78,4 +213,4 @@ class TestHooksMiddleware:
                 body = TRUNCATED_BODY
             return HttpResponse(body, status=200, content_type="application/json")
 
-        return real if real is not None else self.get_response(request)
+        return real if real is not None else handle(request)

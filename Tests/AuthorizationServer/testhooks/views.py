@@ -10,8 +10,10 @@ from django.views.decorators.http import require_GET, require_POST
 from oauth2_provider.models import get_device_grant_model
 from oauth2_provider.views.metadata import OAuthServerMetadataView
 
-from . import state
-from .middleware import fault_key
+from oauth2_provider.models import get_access_token_model
+
+from . import dpop, state
+from .middleware import check_resource_request, fault_key
 
 TEST_USERNAME = "testuser"
 
@@ -42,7 +44,7 @@ def health(request):
 @require_GET
 @transaction.non_atomic_requests
 def stats(request):
-    return JsonResponse(state.snapshot())
+    return JsonResponse({**state.snapshot(), "dpop": dpop.snapshot()})
 
 
 @csrf_exempt
@@ -50,10 +52,11 @@ def stats(request):
 @transaction.non_atomic_requests
 def reset(request):
     state.reset_counters()
+    dpop.reset_counters()
     params = _params(request) or {}
     if str(params.get("faults", "")).lower() in ("1", "true", "yes"):
         state.clear_faults()
-    return JsonResponse({"reset": True, **state.snapshot()})
+    return JsonResponse({"reset": True, **state.snapshot(), "dpop": dpop.snapshot()})
 
 
 @csrf_exempt
@@ -152,3 +155,46 @@ class ServerMetadataWithDeviceView(OAuthServerMetadataView):
         new = JsonResponse(data)
         new["Access-Control-Allow-Origin"] = "*"
         return new
+
+
+@csrf_exempt
+@require_POST
+@transaction.non_atomic_requests
+def dpop_settings(request):
+    """Sets DPoP support: `enabled` (off: DPoP headers are ignored, as by a server without DPoP),
+    `require_nonce` (every proof must carry the current nonce) and `refuse_nonce` (challenge the
+    next N proofs anyway, with a new nonce each time)."""
+    params = _params(request)
+    if params is None:
+        return _bad_request("body must be form-encoded or a JSON object")
+
+    def flag(name):
+        value = params.get(name)
+        return None if value is None else str(value).lower() in ("1", "true", "yes")
+
+    require = flag("require_nonce")
+    enable = flag("enabled")
+    try:
+        refuse = params.get("refuse_nonce")
+        refuse = None if refuse is None else int(refuse)
+    except (TypeError, ValueError):
+        return _bad_request("refuse_nonce must be an integer")
+    return JsonResponse(dpop.configure(require_nonce=require, refuse_nonce=refuse, enable=enable))
+
+
+@csrf_exempt
+@transaction.non_atomic_requests
+def dpop_resource(request):
+    """A resource that takes only DPoP-bound access tokens with a valid proof of their key."""
+    state.record_request(request.path, request.method, None)
+    dpop.count_resource_request()
+    access_token, refusal = check_resource_request(request)
+    if refusal is not None:
+        return refusal
+    AccessToken = get_access_token_model()
+    token = AccessToken.objects.filter(token=access_token).select_related("user").first()
+    if token is None or token.is_expired():
+        return JsonResponse({"error": "invalid_token"}, status=401)
+    return JsonResponse(
+        {"ok": True, "method": request.method, "username": token.user.username if token.user else None}
+    )
