@@ -52,6 +52,13 @@ import TokenVault
         let socket = try #require(agent.socket)
         #expect(try FileManager.default.attributesOfItem(atPath: socket.path)[.posixPermissions] as? Int == 0o600)
         #expect(try FileManager.default.attributesOfItem(atPath: agent.folder.path)[.posixPermissions] as? Int == 0o700)
+        // A folder others may enter is not trusted: the client unlocks itself (and, with no
+        // passphrase to read, stops).
+        chmod(agent.folder.path, 0o711)
+        let loosened = try agent.run(["secret", "list"])
+        chmod(agent.folder.path, 0o700)
+        #expect(loosened.status == 2 && loosened.stderr.contains("no terminal"), "\(loosened.stderr)")
+        try agent.run(["secret", "list"]).expectSuccess()
         let again = try vault.run(["unlock"], environment: agent.environment)
         #expect(again.status == 0 && again.stdout.hasPrefix("An agent already serves"), "\(again.stderr)")
         let second = try vault.run(["agent"], environment: agent.environment)
@@ -153,14 +160,15 @@ import TokenVault
             s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             s.connect(sys.argv[1])
             body = sys.argv[2].encode()
-            s.sendall(struct.pack(">I", len(body)) + body)
             data = b""
+            # The agent closes a refused connection at once: sending or reading may then fail.
             try:
+                s.sendall(struct.pack(">I", len(body)) + body)
                 while True:
                     chunk = s.recv(65536)
                     if not chunk: break
                     data += chunk
-            except ConnectionResetError:
+            except (BrokenPipeError, ConnectionResetError):
                 pass
             print("received %d bytes" % len(data))
             """
