@@ -16,7 +16,8 @@ final class AgentServer: Sendable {
     /// The clock the idle timeout is measured on; tests pass their own.
     let clock: any VaultClock
     private let lastActivity: Mutex<Duration>
-    private let requestsRunning = Mutex(0)
+    /// Requests being served, and whether the idle timeout closed the agent to new ones.
+    private let requests = Mutex((running: 0, closed: false))
     private let stopping = Mutex(false)
 
     init(
@@ -33,8 +34,9 @@ final class AgentServer: Sendable {
     ///
     /// - Returns: Whether the keys were wiped.
     func lockIfIdle() -> Bool {
-        let idle = requestsRunning.withLock { running in
-            running == 0 && lastActivity.withLock { clock.now - $0 >= idleTimeout }
+        let idle = requests.withLock { requests in
+            requests.closed = requests.running == 0 && lastActivity.withLock { clock.now - $0 >= idleTimeout }
+            return requests.closed
         }
         if idle { vault.lock() }
         return idle
@@ -84,10 +86,19 @@ final class AgentServer: Sendable {
         }
         connection.setReadTimeout(seconds: 10)
         guard let frame = try? connection.receiveFrame() else { return }
-        requestsRunning.withLock { $0 += 1 }
+        let admitted = requests.withLock { requests in
+            if !requests.closed { requests.running += 1 }
+            return !requests.closed
+        }
+        guard admitted else {
+            // Timed out between the client's connect and its request: the client unlocks itself.
+            let reply = AgentMessage.Reply(status: ExitCode.failure.rawValue, declined: "the agent is stopping")
+            try? connection.send(frame: AgentMessage.encode(reply))
+            return
+        }
         defer {
             lastActivity.withLock { $0 = clock.now }
-            requestsRunning.withLock { $0 -= 1 }
+            requests.withLock { $0.running -= 1 }
         }
         let reply: AgentMessage.Reply
         switch decode(frame) {
