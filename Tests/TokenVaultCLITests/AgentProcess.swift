@@ -38,7 +38,7 @@ final class AgentProcess {
     func run(_ arguments: [String], input: String = "") throws -> CLIProcess.Result {
         CLIProcess.finish(
             try CLIProcess.start(
-                arguments + ["--vault", vault.path], input: input, environment: environment, withoutTerminal: true))
+                ["--vault", vault.path] + arguments, input: input, environment: environment, withoutTerminal: true))
     }
 
     /// The socket's path: the only `.sock` file in the folder.

@@ -30,6 +30,14 @@ import TokenVault
         #expect(try agent.run(["secret", "list"]).stdout == "api\n")
         #expect(try agent.run(["token"]).stdout == Self.accessToken + "\n")
         #expect(try agent.run(["list", "--json"]).stdout.contains("\"default\" : true"))
+        // `exec` asks the agent for its values; the program compares them, so nothing is printed.
+        let check = #"test "$V" = "\#(Self.secretValue)" && test "$T" = "\#(Self.accessToken)""#
+        let exec = try agent.run([
+            "exec", "--env", "V=secret:api", "--env", "T=token:default", "--", "/bin/sh", "-c", check,
+        ])
+        #expect(exec.status == 0 && exec.stdout.isEmpty, "\(exec.stderr)")
+        let execMissing = try agent.run(["exec", "--env", "V=secret:nope", "--", "/bin/true"])
+        #expect(execMissing.status == 5 && execMissing.stderr.hasPrefix("tokenvault: "), "\(execMissing.stderr)")
         let missing = try agent.run(["secret", "get", "nope"])
         #expect(missing.status == 5 && missing.stderr.hasPrefix("tokenvault: "), "\(missing.stderr)")
         try agent.run(["secret", "rm", "api"]).expectSuccess()

@@ -48,6 +48,48 @@ enum AgentClient {
         return reply
     }
 
+    /// The values `exec` puts in its program's environment, each asked of the agent as `token ID`
+    /// or `secret get NAME` would be.
+    ///
+    /// - Returns: `nil` when no agent serves the vault or it declines: `exec` unlocks the vault itself.
+    /// - Throws: ``ReportedExit`` after printing the agent's error line when a value is missing
+    ///   (exit status 5, as without the agent), ``AgentStopped`` when the agent stopped mid-way.
+    static func values(of bindings: [ExecCommand.Binding], _ context: CommandContext) throws -> [[UInt8]]? {
+        guard let location = try? context.vaultLocation() else { return nil }
+        let socket = AgentSocketLocation(vault: location, environment: context.environment)
+        var values: [[UInt8]] = []
+        for binding in bindings {
+            let arguments: [String]
+            switch binding.source {
+            case .token(let reference): arguments = ["token", "--", reference]
+            case .secret(let name): arguments = ["secret", "get", "--", name]
+            }
+            guard let connection = connect(socket) else {
+                if values.isEmpty { return nil }
+                throw AgentStopped()
+            }
+            let reply: AgentMessage.Reply
+            do {
+                reply = try exchange(
+                    AgentMessage.Request(action: .run, vault: socket.vaultIdentity, arguments: arguments),
+                    on: connection)
+            } catch {
+                if values.isEmpty { return nil }
+                throw AgentStopped()
+            }
+            if reply.declined != nil, values.isEmpty { return nil }
+            guard reply.status == 0, reply.declined == nil else {
+                context.console.error(reply.stderr.trimmingCharacters(in: .newlines))
+                throw ReportedExit(status: reply.status)
+            }
+            var value = [UInt8](reply.stdout)
+            // `token` ends its line; the token itself has no newline.
+            if case .token = binding.source, value.last == UInt8(ascii: "\n") { value.removeLast() }
+            values.append(value)
+        }
+        return values
+    }
+
     /// A connection to the agent at `location`, or `nil` when none listens; a socket nobody listens
     /// on any more (an agent that was killed) is removed.
     static func connect(_ location: AgentSocketLocation) -> UnixSocket? {
