@@ -38,6 +38,10 @@ import TokenVault
         #expect(exec.status == 0 && exec.stdout.isEmpty, "\(exec.stderr)")
         let execMissing = try agent.run(["exec", "--env", "V=secret:nope", "--", "/bin/true"])
         #expect(execMissing.status == 5 && execMissing.stderr.hasPrefix("tokenvault: "), "\(execMissing.stderr)")
+        let gitRequest = "protocol=https\nhost=git.example.com\nusername=u\n"
+        try agent.run(["git-credential", "store"], input: gitRequest + "password=\(Self.secretValue)\n").expectSuccess()
+        let gitAnswer = try agent.run(["git-credential", "get"], input: gitRequest)
+        #expect(gitAnswer.stdout == "username=u\npassword=\(Self.secretValue)\n", "\(gitAnswer.stderr)")
         let missing = try agent.run(["secret", "get", "nope"])
         #expect(missing.status == 5 && missing.stderr.hasPrefix("tokenvault: "), "\(missing.stderr)")
         try agent.run(["secret", "rm", "api"]).expectSuccess()
