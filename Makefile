@@ -82,6 +82,7 @@ BENCH_ARGS ?=
 BENCH_JSON ?= .build/bench/results.json
 bench: deps auth-server
 	$(SWIFT) build -c release $(BUILD_FLAGS) --product tokenvault-bench
+	$(SWIFT) build -c release $(BUILD_FLAGS) --product tokenvault
 	$(SWIFT) run -c release --skip-build tokenvault-bench --json $(BENCH_JSON) $(BENCH_ARGS)
 
 # Fuzzing with libFuzzer (Fuzz/): each target runs for FUZZ_SECONDS (CI: FUZZ_SECONDS=20), starting

@@ -8,9 +8,10 @@ enum BenchSection: String, CaseIterable, Codable, Sendable {
     case refresh
     case fleet
     case idToken = "idtoken"
+    case cli
 
     /// The order sections run and print in.
-    static let runOrder: [BenchSection] = [.seal, .scaling, .vault, .refresh, .fleet, .idToken, .kdf]
+    static let runOrder: [BenchSection] = [.seal, .scaling, .vault, .refresh, .fleet, .idToken, .cli, .kdf]
 
     /// The heading printed above the section's tables.
     var title: String {
@@ -22,6 +23,7 @@ enum BenchSection: String, CaseIterable, Codable, Sendable {
         case .refresh: "5. Refresh coalescing"
         case .fleet: "6. A fleet on PostgreSQL"
         case .idToken: "7. ID-token validation"
+        case .cli: "8. The command line, one process per call, with and without the agent"
         }
     }
 }

@@ -33,6 +33,8 @@ struct BenchmarkReport: Codable, Sendable {
     var fleet: FleetBenchmark.Result?
     /// Section 7.
     var idToken: IDTokenValidationBenchmark.Result?
+    /// Section 8.
+    var cli: CLIBenchmark.Result?
     /// The harness's goals against this run.
     var goals: [Goal] = []
 

@@ -77,6 +77,12 @@ struct BenchmarkRun {
                 let idToken = try await IDTokenValidationBenchmark(sampler: sampler).run()
                 report.idToken = idToken
                 tables = [IDTokenValidationBenchmark.table(idToken)]
+            case .cli:
+                let cli = try CLIBenchmark(
+                    calls: quick ? 10 : 50, concurrentClients: 1_000, directory: try subdirectory("cli", of: directory)
+                ).run(progress: progress)
+                report.cli = cli
+                tables = [CLIBenchmark.table(cli)]
             case .kdf:
                 let (unlocks, opens) = try KeyDerivationBenchmark(
                     settings: KeyDerivationBenchmark.settings(quick: quick), keyFileOpens: quick ? 3 : 10,

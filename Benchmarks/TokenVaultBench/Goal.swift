@@ -57,6 +57,7 @@ struct Goal: Codable, Sendable {
         if let vault = report.vaultOperations { goals += vaultGoals(vault) }
         if let fleet = report.fleet { goals += fleetGoals(fleet) }
         if let idToken = report.idToken { goals.append(IDTokenValidationBenchmark.goal(idToken)) }
+        if let cli = report.cli { goals += CLIBenchmark.goals(cli) }
         return goals
     }
 

@@ -17,7 +17,8 @@ func finish(status: Int32) -> Never {
 let parser = CommandLineParser(commands: CommandTable.commands, globalOptions: CommandTable.global)
 let console = Console()
 do {
-    guard let (command, arguments) = try parser.parse(CommandTable.helperAliases(CommandLine.arguments)) else {
+    let commandLine = CommandTable.helperAliases(CommandLine.arguments)
+    guard let (command, arguments) = try parser.parse(commandLine) else {
         console.out(parser.overview)
         finish(.success)
     }
@@ -25,14 +26,16 @@ do {
         console.out(parser.help(for: command))
         finish(.success)
     }
-    try await command.run(arguments, CommandContext(arguments: arguments))
+    var context = CommandContext(arguments: arguments)
+    if let reply = try AgentClient.forward(command, commandLine, &context) {
+        console.write(reply.stdout)
+        if !reply.stderr.isEmpty { FileHandle.standardError.write(Data(reply.stderr.utf8)) }
+        finish(status: reply.status)
+    }
+    try await command.run(arguments, context)
     finish(.success)
-} catch let reported as ReportedExit {
-    finish(status: reported.status)
-} catch let error as UsageError {
-    console.error("tokenvault: \(error.message)")
-    finish(.usage)
 } catch {
-    console.error("tokenvault: \(ErrorMessage.text(for: error))")
-    finish(ExitCode(error))
+    let failure = FailureReport(error)
+    if let line = failure.line { console.error(line) }
+    finish(status: failure.status)
 }

@@ -4,8 +4,17 @@ import TokenVault
 /// What every command shares: the global options, the console, and how to unlock the vault.
 struct CommandContext: Sendable {
     let arguments: ParsedArguments
-    let console = Console()
+    var console = Console()
     let environment = ProcessInfo.processInfo.environment
+    /// In the agent: the vault it holds unlocked, which every command it runs uses.
+    var agentVault: Vault?
+    /// What the command would otherwise read itself (a secret's value), read by the agent's client.
+    var input: Data?
+    /// Whether the standard output the command's data ends up on is a terminal (the client's,
+    /// when the agent runs it).
+    var stdoutIsTerminal = isatty(STDOUT_FILENO) == 1
+
+    init(arguments: ParsedArguments) { self.arguments = arguments }
 
     /// `--vault`, else `TOKENVAULT_PATH`, else `$XDG_DATA_HOME/tokenvault/vault.db`
     /// (`~/.local/share/tokenvault/vault.db`); a `postgresql://` URL names a PostgreSQL vault.
@@ -74,6 +83,12 @@ struct CommandContext: Sendable {
     func newSlotPassphrase(wanted: Bool, sources: String = "--new-passphrase-file") throws -> NewPassphrase {
         let given = try arguments.value("new-passphrase-file").map(passphrase(fromFile:))
         return try NewPassphrase(given: given, wanted: wanted, sources: sources)
+    }
+
+    /// The unlocked vault: the agent's, else opened as ``openVault()`` does.
+    func unlockedVault() throws -> Vault {
+        if let agentVault { return agentVault }
+        return try openVault().0
     }
 
     /// Opens the vault: with the given passphrase or key file, else asking on the terminal (three

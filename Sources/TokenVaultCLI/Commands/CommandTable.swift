@@ -27,6 +27,10 @@ enum CommandTable {
         OptionSpec(name: "access-group", value: "GROUP", help: "the access group to store it in"),
     ]
 
+    static let idleOption = OptionSpec(
+        name: "idle", value: "DURATION",
+        help: "lock and stop after this long without a request (90s, 15m, 1h; default 15m)")
+
     /// The arguments after the program name; run through a link named as git and Docker look
     /// helpers up (`git-credential-tokenvault`, `docker-credential-tokenvault`), the matching
     /// command comes first.
@@ -137,6 +141,17 @@ enum CommandTable {
             words: ["help"], arguments: "", summary: "Print this overview, or the manual page",
             options: [.flag("man", "the tokenvault(1) manual page in roff (man -l -)")], run: DocumentationCommands.help
         ),
+        CommandSpec(
+            words: ["unlock"], arguments: "",
+            summary: "Start an agent that holds the vault unlocked, so later commands skip the key derivation",
+            options: [idleOption], run: AgentCommands.unlock),
+        CommandSpec(
+            words: ["lock"], arguments: "", summary: "Stop the vault's agent, wiping its keys", options: [],
+            run: AgentCommands.lock),
+        CommandSpec(
+            words: ["agent"], arguments: "",
+            summary: "Serve the unlocked vault on the agent socket (what unlock starts; detaches once serving)",
+            options: [idleOption], run: AgentCommands.serve),
         CommandSpec(
             words: ["verify"], arguments: "", summary: "Check the integrity of every record", options: [],
             run: VaultCommands.verify),

@@ -43,17 +43,26 @@ enum ExecCommand {
         if let duplicate = Dictionary(grouping: bindings, by: \.name).first(where: { $0.value.count > 1 })?.key {
             throw UsageError("--env \(duplicate) given twice")
         }
-        let (vault, _) = try context.openVault()
+        let values: [[UInt8]]
+        if let fromAgent = try AgentClient.values(of: bindings, context) {
+            values = fromAgent
+        } else {
+            let (vault, _) = try context.openVault()
+            var opened: [[UInt8]] = []
+            for binding in bindings { opened.append(try await value(of: binding, vault, context)) }
+            values = opened
+            // Closed before the program starts, so it holds no lock on the vault however long it runs.
+            vault.close()
+        }
         // The vault's own passphrase never reaches the program.
         var inherited = context.environment
         inherited["TOKENVAULT_PASSPHRASE"] = nil
         for binding in bindings { inherited[binding.name] = nil }
         var environment = inherited.map { Array("\($0.key)=\($0.value)".utf8) }
-        for binding in bindings {
-            environment.append(Array("\(binding.name)=".utf8) + (try await value(of: binding, vault, context)))
+        for (binding, value) in zip(bindings, values) {
+            try checkHoldsNoNUL(value, binding)
+            environment.append(Array("\(binding.name)=".utf8) + value)
         }
-        // Closed before the program starts, so it holds no lock on the vault however long it runs.
-        vault.close()
         throw ReportedExit(status: ChildProgram.run(arguments.positionals, environment: environment))
     }
 
@@ -65,11 +74,13 @@ enum ExecCommand {
             try await credential.refreshIfNeeded()
             return Array(try credential.currentToken().accessToken.utf8)
         case .secret(let name):
-            let bytes = [UInt8](try SecretStore(vault: vault, service: "tokenvault").data(forKey: name))
-            guard !bytes.contains(0) else {
-                throw UsageError("the secret \(name) contains a NUL byte, which an environment variable cannot hold")
-            }
-            return bytes
+            return [UInt8](try SecretStore(vault: vault, service: "tokenvault").data(forKey: name))
         }
+    }
+
+    /// - Throws: ``UsageError`` for a secret with a NUL byte, which an environment variable cannot hold.
+    private static func checkHoldsNoNUL(_ value: [UInt8], _ binding: Binding) throws {
+        guard case .secret(let name) = binding.source, value.contains(0) else { return }
+        throw UsageError("the secret \(name) contains a NUL byte, which an environment variable cannot hold")
     }
 }

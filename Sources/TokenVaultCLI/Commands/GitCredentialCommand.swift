@@ -17,10 +17,9 @@ enum GitCredentialCommand {
         // git documents that a helper silently ignores operations it does not know.
         guard let operation = Operation(rawValue: word) else { return }
         let request = GitCredentialRequest(
-            String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self))
+            String(decoding: context.input ?? FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self))
         guard let key = request.keys.last else { return }
-        let (vault, _) = try context.openVault()
-        let store = HelperCredentialStore(vault: vault, helper: "git")
+        let store = HelperCredentialStore(vault: try context.unlockedVault(), helper: "git")
         let token = try tokenCredential(for: request)
         switch operation {
         case .get:

@@ -4,30 +4,33 @@ import TokenVault
 /// `secret set|get|rm|list`: plain secrets (API keys) in the vault's key-value store.
 enum SecretCommands {
     static func store(_ context: CommandContext) throws -> SecretStore {
-        SecretStore(vault: try context.openVault().0, service: "tokenvault")
+        SecretStore(vault: try context.unlockedVault(), service: "tokenvault")
     }
 
     static func set(_ arguments: ParsedArguments, _ context: CommandContext) async throws {
         let name = try arguments.positional(0, "the secret's name")
-        let valueFile = arguments.value("value-file")
         let store = try store(context)
-        let value: Data
-        if let file = valueFile {
-            value = try Data(contentsOf: URL(fileURLWithPath: file))
-        } else if TerminalPrompt.isAvailable && isatty(STDIN_FILENO) == 1 {
-            value = try TerminalPrompt.readSecret("Value for \(name): ").secureBytes.withUnsafeBytes { Data($0) }
-        } else {
-            value = FileHandle.standardInput.readDataToEndOfFile()
-        }
-        try store.set(value, forKey: name)
+        try store.set(try context.input ?? value(arguments, name: name), forKey: name)
         context.console.out("Stored \(name)")
+    }
+
+    /// The value `secret set` stores: from `--value-file`, else asked on the terminal, else
+    /// standard input. The agent's client reads it here and sends it with the request.
+    static func value(_ arguments: ParsedArguments, name: String) throws -> Data {
+        if let file = arguments.value("value-file") {
+            return try Data(contentsOf: URL(fileURLWithPath: file))
+        } else if TerminalPrompt.isAvailable && isatty(STDIN_FILENO) == 1 {
+            return try TerminalPrompt.readSecret("Value for \(name): ").secureBytes.withUnsafeBytes { Data($0) }
+        } else {
+            return FileHandle.standardInput.readDataToEndOfFile()
+        }
     }
 
     static func get(_ arguments: ParsedArguments, _ context: CommandContext) async throws {
         let name = try arguments.positional(0, "the secret's name")
         let value = try store(context).data(forKey: name)
-        FileHandle.standardOutput.write(value)
-        if isatty(STDOUT_FILENO) == 1 { FileHandle.standardOutput.write(Data("\n".utf8)) }
+        context.console.write(value)
+        if context.stdoutIsTerminal { context.console.write(Data("\n".utf8)) }
     }
 
     static func remove(_ arguments: ParsedArguments, _ context: CommandContext) async throws {

@@ -90,7 +90,7 @@ enum TokenCommands {
     static func list(_ arguments: ParsedArguments, _ context: CommandContext) async throws {
         let tags = try ParsedArguments.pairs(arguments.all("where"))
         let claims = try ParsedArguments.pairs(arguments.all("claim"))
-        _ = try context.openVault()
+        _ = try context.unlockedVault()
         let defaultID = try visibleDefaultID()
         let matches = try matching(tags: tags, claims: claims).sorted { $0.id < $1.id }
         if context.wantsJSON {
@@ -125,7 +125,7 @@ enum TokenCommands {
     static func show(_ arguments: ParsedArguments, _ context: CommandContext) async throws {
         let reference = try arguments.positional(0, "a credential id or 'default'")
         let reveal = arguments.has("reveal")
-        _ = try context.openVault()
+        _ = try context.unlockedVault()
         let credential = try context.credential(reference)
         let token = try credential.currentToken()
         var fields = describe(
@@ -147,7 +147,7 @@ enum TokenCommands {
     }
 
     static func token(_ arguments: ParsedArguments, _ context: CommandContext) async throws {
-        _ = try context.openVault()
+        _ = try context.unlockedVault()
         let credential = try context.credential(arguments.positionals.first ?? "default")
         try await credential.refreshIfNeeded()
         context.console.out(try credential.currentToken().accessToken)
