@@ -401,7 +401,7 @@ public final class OAuth2Client: Sendable {
 
     // MARK: Helpers
 
-    private func tokenRequest(
+    func tokenRequest(
         _ form: [(String, String)], context: Token.Context, nonce: String? = nil, subject: String? = nil
     ) async throws -> Token {
         let endpoint = try await endpoint("token_endpoint", "token")
