@@ -99,14 +99,16 @@ extension Credential {
         return try await CredentialError.translating { try await oauth2.introspect(token, type: type) }
     }
 
-    /// The OIDC userinfo for the current access token.
+    /// The OIDC userinfo for the current access token, kept as ``userInfo`` too.
     ///
     /// - Returns: The user's claims.
     /// - Throws: ``CredentialError/oauth2(_:)`` (401 for an expired or revoked access token),
     ///   ``CredentialError/storage(_:)`` (``VaultError/locked``: nothing is sent).
     public func userInfo() async throws -> UserInfo {
         let token = try currentToken()
-        return try await CredentialError.translating { try await oauth2.userInfo(token) }
+        let info = try await CredentialError.translating { try await oauth2.userInfo(token) }
+        cachedUserInfo.withLock { $0 = info }
+        return info
     }
 
     /// Refreshes if needed, then sets `Authorization: <token type> <access token>`. When the token
