@@ -29,9 +29,16 @@ extension CredentialSamples {
         @Test func storeTokens() throws {
             let plain = try Credential.store(TestTokens.token(subject: "plain"))
             let tagged = try Credential.store(TestTokens.token(subject: "tagged"), tags: ["displayName": "Tagged User"])
+            // Access control needs a factor to prove presence with: a key file stands in for biometry.
+            let factor = directory.file("factor.key")
+            try KeyFile.generate(at: factor)
+            try vault.enrollFactor(.keyFile(factor))
             let options = try Credential.store(
                 TestTokens.token(subject: "options"), tags: ["displayName": "Options User"],
-                security: [.accessibility(.afterFirstUnlock), .accessGroup("com.example.samples.shared")])
+                security: [
+                    .accessibility(.afterFirstUnlock), .accessControl(.biometryAny),
+                    .accessGroup("com.example.samples.shared"),
+                ])
             #expect(Set(Credential.allIDs) == [plain.id, tagged.id, options.id])
             #expect(tagged.tags["displayName"] == "Tagged User")
         }
