@@ -67,6 +67,9 @@ let package = Package(
         .testTarget(
             name: "CredentialsTests",
             dependencies: ["TokenVault", "VaultStorage", "Locking", "TestSupport", "VaultTestWorker"]),
+        // Our own rewrites of the code samples of the token SDKs TokenVault follows (Okta, Auth0,
+        // SimpleKeychain, ForgeCrypt): they compile with only the changes the porting guide lists.
+        .testTarget(name: "SDKSampleTests", dependencies: ["TokenVault", "Locking", "TestSupport"]),
         .testTarget(
             name: "VaultCoreTests",
             dependencies: ["TokenVault", "VaultStorage", "Locking", "TestSupport", "VaultTestWorker"]),

@@ -296,7 +296,7 @@ extension CredentialTests {
             let server = try AuthorizationServer()
             let manager = CredentialsManager()
             #expect(!manager.hasValid())
-            await #expect(throws: CredentialError.self) { try await manager.credentials() }
+            await #expect(throws: CredentialsManagerError.noCredentials) { try await manager.credentials() }
             try manager.store(credentials: try await server.passwordToken().expiring(in: 30))
             #expect(manager.canRenew())
             #expect(manager.hasValid())
@@ -308,7 +308,9 @@ extension CredentialTests {
             #expect(a == b)
             #expect(try await server.tokenRequests("refresh_token") == 1)
             #expect(manager.hasValid(minTTL: 60))
-            await #expect(throws: CredentialError.minTTLTooLarge(7200)) { try await manager.credentials(minTTL: 7200) }
+            await #expect(throws: CredentialsManagerError.largeMinTTL(7200)) {
+                try await manager.credentials(minTTL: 7200)
+            }
             #expect(manager.clear())
             #expect(!manager.clear())
             #expect(!manager.hasValid())

@@ -173,7 +173,7 @@ extension CredentialTests {
             vault.lock()
             #expect(!manager.hasValid())
             #expect(!manager.canRenew())
-            await #expect(throws: CredentialError.storage(.locked)) { try await manager.credentials() }
+            await #expect(throws: CredentialsManagerError.locked) { try await manager.credentials() }
         }
     }
 

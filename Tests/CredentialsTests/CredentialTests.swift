@@ -26,7 +26,7 @@ final class DefaultChangeRecorder {
 }
 
 /// The static API shares process-wide state, so these tests run one at a time, each on a fresh storage.
-@Suite(.serialized) struct CredentialTests {
+@Suite(.serialized, .credentialState) struct CredentialTests {
     let directory = TemporaryDirectory()
     let vault: Vault
 

@@ -18,7 +18,7 @@ extension Credential {
     ) {
         let id = UUID()
         let task = Task { [weak self] in
-            defer { self?.automaticRefresh.withLock { if $0?.id == id { $0 = nil } } }
+            defer { self?.automaticRefreshLoop.withLock { if $0?.id == id { $0 = nil } } }
             var failures = 0
             while !Task.isCancelled {
                 // The expiry is not secret: the loop keeps its schedule while the vault is locked.
@@ -45,7 +45,7 @@ extension Credential {
                 }
             }
         }
-        automaticRefresh.withLock { previous in
+        automaticRefreshLoop.withLock { previous in
             previous?.task.cancel()
             previous = (id, task)
         }
@@ -53,7 +53,7 @@ extension Credential {
 
     /// Stops the automatic refresh, if running.
     public func stopAutomaticRefresh() {
-        automaticRefresh.withLock { running in
+        automaticRefreshLoop.withLock { running in
             running?.task.cancel()
             running = nil
         }
@@ -61,7 +61,19 @@ extension Credential {
 
     /// Whether the automatic refresh loop is running (it ends by itself on `invalid_grant`).
     public var isRefreshingAutomatically: Bool {
-        automaticRefresh.withLock { $0 != nil }
+        automaticRefreshLoop.withLock { $0 != nil }
+    }
+
+    /// Whether the token is refreshed automatically before it expires, as Okta's
+    /// `automaticRefresh`: setting `true` starts the loop with ``refreshGraceInterval`` (as
+    /// ``startAutomaticRefresh(graceInterval:sleep:random:)``), `false` stops it. Reads `false`
+    /// once the loop ended by itself (`invalid_grant`, or the credential was removed).
+    public var automaticRefresh: Bool {
+        get { isRefreshingAutomatically }
+        set {
+            guard newValue != isRefreshingAutomatically else { return }
+            if newValue { startAutomaticRefresh() } else { stopAutomaticRefresh() }
+        }
     }
 
     /// The shortest wait between scheduled refreshes, so a grace longer than the token's lifetime

@@ -99,14 +99,16 @@ extension Credential {
         return try await CredentialError.translating { try await oauth2.introspect(token, type: type) }
     }
 
-    /// The OIDC userinfo for the current access token.
+    /// The OIDC userinfo for the current access token, kept as ``userInfo`` too.
     ///
     /// - Returns: The user's claims.
     /// - Throws: ``CredentialError/oauth2(_:)`` (401 for an expired or revoked access token),
     ///   ``CredentialError/storage(_:)`` (``VaultError/locked``: nothing is sent).
     public func userInfo() async throws -> UserInfo {
         let token = try currentToken()
-        return try await CredentialError.translating { try await oauth2.userInfo(token) }
+        let info = try await CredentialError.translating { try await oauth2.userInfo(token) }
+        cachedUserInfo.withLock { $0 = info }
+        return info
     }
 
     /// Refreshes if needed, then sets `Authorization: <token type> <access token>`; for a
@@ -194,14 +196,15 @@ extension Credential {
 
     /// Joins the refresh in flight, or starts one. Only the caller that starts it reads the whole
     /// token; the others (a thousand concurrent callers, say) only check that it is still readable.
-    private func refresh(force: Bool, graceInterval: TimeInterval) async throws -> Token {
+    func refresh(force: Bool, graceInterval: TimeInterval, parameters: [String: String] = [:]) async throws -> Token {
         _ = try expiryForRefresh()
         let flight = refreshFlight.withLock { inFlight -> Task<Token, any Error> in
             if let inFlight { return inFlight }
             let task = Task {
                 defer { refreshFlight.withLock { $0 = nil } }
                 let startedFrom = try tokenForRefresh()
-                return try await performRefresh(startedFrom: startedFrom, force: force, graceInterval: graceInterval)
+                return try await performRefresh(
+                    startedFrom: startedFrom, force: force, graceInterval: graceInterval, parameters: parameters)
             }
             inFlight = task
             return task
@@ -211,7 +214,9 @@ extension Credential {
 
     /// One refresh under the cross-process lease: re-read, refresh only if still needed, persist,
     /// then let the waiters go.
-    private func performRefresh(startedFrom: Token, force: Bool, graceInterval: TimeInterval) async throws -> Token {
+    private func performRefresh(
+        startedFrom: Token, force: Bool, graceInterval: TimeInterval, parameters: [String: String]
+    ) async throws -> Token {
         do {
             let owner = UUID().uuidString
             // Another process refreshed (while this one waited for the lease, or before it).
@@ -233,7 +238,9 @@ extension Credential {
                 return stored.token
             }
             if !force && !Self.needsRefresh(stored.token, graceInterval: graceInterval) { return stored.token }
-            let fresh = try await CredentialError.translating { try await oauth2.refresh(stored.token) }
+            let fresh = try await CredentialError.translating {
+                try await oauth2.refresh(stored.token, parameters: parameters)
+            }
             let written = try await persistRefresh(fresh, refreshedFrom: stored)
             update(token: written.token, metadata: written.metadata, generation: generation)
             return written.token
@@ -258,7 +265,7 @@ extension Credential {
     /// only copy of the new one, and giving up would leave the vault with a dead token that the
     /// next refresh would replay. A write whose commit was lost with its connection is found by the
     /// retry as a changed version and merged like any other.
-    private func persistRefresh(_ fresh: Token, refreshedFrom base: StoredToken) async throws -> StoredToken {
+    func persistRefresh(_ fresh: Token, refreshedFrom base: StoredToken) async throws -> StoredToken {
         var expected = base.version
         var token = fresh
         var metadata = Token.Metadata(
@@ -312,7 +319,7 @@ extension Credential {
     ///   with the key generation taken before it was read.
     /// - Throws: ``CredentialError/removed(_:)``, or ``CredentialError/storage(_:)`` when another
     ///   process held the lease for twice its duration.
-    private func acquireRefreshLease(
+    func acquireRefreshLease(
         owner: String, unlessStored isDone: ((StoredToken) -> Bool)? = nil
     ) async throws -> (StoredToken, VaultKeyGeneration?)? {
         let clock = ContinuousClock()

@@ -41,7 +41,9 @@ public final class Credential: Sendable, Identifiable, Equatable {
     /// The refresh in flight, which every concurrent caller joins.
     let refreshFlight = Locked<Task<Token, any Error>?>(nil)
     /// The automatic refresh loop, when running, with an id the loop clears itself by.
-    let automaticRefresh = Locked<(id: UUID, task: Task<Void, Never>)?>(nil)
+    let automaticRefreshLoop = Locked<(id: UUID, task: Task<Void, Never>)?>(nil)
+    /// The answer of the last successful ``userInfo()``.
+    let cachedUserInfo = Locked<UserInfo?>(nil)
 
     init(
         token: Token, metadata: Token.Metadata, storage: any TokenStorage, context: (any AuthenticationContext)?,
@@ -60,7 +62,7 @@ public final class Credential: Sendable, Identifiable, Equatable {
     }
 
     deinit {
-        automaticRefresh.withLock { $0?.task.cancel() }
+        automaticRefreshLoop.withLock { $0?.task.cancel() }
     }
 
     /// The current token, or, when it cannot be read now, the same token without its secrets.
@@ -89,8 +91,14 @@ public final class Credential: Sendable, Identifiable, Equatable {
         try currentToken(prompt: nil, context: nil)
     }
 
-    /// The app's tags.
-    public var tags: [String: String] { state.withLock { $0.metadata.tags } }
+    /// The app's tags; setting them persists them, as Okta's `tags` does.
+    ///
+    /// A setter cannot throw: a write that fails (the credential was removed, the storage refused)
+    /// leaves the tags as they were, which reading them back shows. Call ``setTags(_:)`` to learn why.
+    public var tags: [String: String] {
+        get { state.withLock { $0.metadata.tags } }
+        set { try? setTags(newValue) }
+    }
 
     /// The metadata `find(where:)` sees: id, tags, ID-token claims.
     public var metadata: Token.Metadata { state.withLock { $0.metadata } }
@@ -132,6 +140,7 @@ public final class Credential: Sendable, Identifiable, Equatable {
     /// Marks this instance removed after its token was removed from storage.
     func didRemove(wasDefault: Bool) {
         state.withLock { $0.removed = true }
+        cachedUserInfo.withLock { $0 = nil }
         stopAutomaticRefresh()
         CredentialCoordinator.shared.forget(self)
         if wasDefault { CredentialCoordinator.shared.postDefaultChanged(nil) }

@@ -4,12 +4,18 @@ import VaultCore
 /// A string/data secret store in the shape of SimpleKeychain, over the vault's typed key-value
 /// store: items live under a service name, with one set of security options for the store.
 ///
+/// Each service is a namespace of its own: ``deleteAll()`` and ``keys()`` see only its items,
+/// whatever other services share the vault. A service name cannot contain U+001F (the separator
+/// between service and key); every call of a store with such a name throws
+/// ``SecretStoreError/vault(_:)`` with ``VaultError/invalidArgument(_:)``. As a ``SecretStoring``
+/// it takes typed keys within the same namespace.
+///
 /// ```swift
 /// let store = SecretStore(vault: vault, service: "com.example.api")
 /// try store.set("sk_live_...", forKey: "stripe")
 /// let key = try store.string(forKey: "stripe")
 /// ```
-public struct SecretStore: Sendable {
+public struct SecretStore: SecretStoring {
     /// The vault.
     public let vault: Vault
     /// The namespace of this store's keys.
@@ -104,11 +110,11 @@ public struct SecretStore: Sendable {
         try translating { try vault.remove(secretKey(key)) }
     }
 
-    /// Deletes every item of this store's service.
+    /// Deletes every item of this store's service, and nothing of another service.
     ///
     /// - Throws: ``SecretStoreError``.
     public func deleteAll() throws {
-        for key in try keys() { try translating { try vault.remove(secretKey(key)) } }
+        try translating { try removeAll() }
     }
 
     /// The keys of this store's service, sorted.
@@ -116,14 +122,79 @@ public struct SecretStore: Sendable {
     /// - Returns: The keys.
     /// - Throws: ``SecretStoreError/locked`` when the vault is locked.
     public func keys() throws -> [String] {
-        let prefix = itemName("")
-        return try translating { try vault.itemNames(accessGroup: policy.accessGroup) }
-            .filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
+        try translating { try names() }
     }
 
-    private func itemName(_ key: String) -> String { service + "\u{1F}" + key }
+    // MARK: SecretStoring
 
-    private func secretKey(_ key: String) -> SecretKey<Data> { SecretKey(itemName(key), policy: policy) }
+    /// Stores `value` under `key` in this store's service, with the key's own policy.
+    ///
+    /// - Parameters:
+    ///   - value: The value.
+    ///   - key: Its typed name (within the service) and policy.
+    /// - Throws: ``VaultError``.
+    public func set<Value: Codable & Sendable>(_ value: Value, for key: SecretKey<Value>) throws {
+        try vault.set(value, for: try namespaced(key))
+    }
+
+    /// The value stored under `key` in this store's service, read with the store's
+    /// authentication context.
+    ///
+    /// - Parameter key: The typed name within the service.
+    /// - Returns: The value, or `nil` when nothing is stored.
+    /// - Throws: ``VaultError``.
+    public func get<Value: Codable & Sendable>(_ key: SecretKey<Value>) throws -> Value? {
+        try vault.get(try namespaced(key), authenticationContext: authenticationContext)
+    }
+
+    /// Whether a value is stored under `key` in this store's service.
+    ///
+    /// - Parameter key: The typed name within the service.
+    /// - Returns: `true` when one is.
+    /// - Throws: ``VaultError``.
+    public func contains<Value>(_ key: SecretKey<Value>) throws -> Bool {
+        try vault.contains(try namespaced(key))
+    }
+
+    /// Removes the value under `key` in this store's service; a missing value is no error.
+    ///
+    /// - Parameter key: The typed name within the service.
+    /// - Throws: ``VaultError``.
+    public func remove<Value>(_ key: SecretKey<Value>) throws {
+        try vault.remove(try namespaced(key))
+    }
+
+    /// Removes every item of this store's service (in its access group), and nothing else.
+    ///
+    /// - Throws: ``VaultError``.
+    public func removeAll() throws {
+        for key in try names() { try vault.remove(try secretKey(key)) }
+    }
+
+    // MARK: Names
+
+    /// The separator between service and key in an item's name.
+    private static let separator = "\u{1F}"
+
+    private func itemName(_ key: String) throws -> String {
+        guard !service.contains(Self.separator) else {
+            throw VaultError.invalidArgument("a secret store's service name cannot contain U+001F")
+        }
+        return service + Self.separator + key
+    }
+
+    private func namespaced<Value>(_ key: SecretKey<Value>) throws -> SecretKey<Value> {
+        SecretKey(try itemName(key.name), policy: key.policy)
+    }
+
+    private func secretKey(_ key: String) throws -> SecretKey<Data> { SecretKey(try itemName(key), policy: policy) }
+
+    /// The keys of this service, throwing ``VaultError``.
+    private func names() throws -> [String] {
+        let prefix = try itemName("")
+        return try vault.itemNames(accessGroup: policy.accessGroup)
+            .filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
+    }
 
     private func translating<Result>(_ body: () throws -> Result) throws -> Result {
         do {

@@ -419,7 +419,7 @@ public final class OAuth2Client: Sendable {
 
     /// One token request; with `proofKey`, it carries a DPoP proof of that key, and the token must
     /// come back DPoP-bound (a Bearer answer to a proof would be a silent downgrade).
-    private func tokenRequest(
+    func tokenRequest(
         _ form: [(String, String)], context: Token.Context, nonce: String? = nil, subject: String? = nil,
         proofKey: DPoPKey?
     ) async throws -> Token {

@@ -8,6 +8,9 @@ public enum OAuth2Error: Error, Equatable, Sendable, LocalizedError {
     case missingToken(Token.Kind)
     /// The server does not advertise the endpoint needed.
     case missingEndpoint(String)
+    /// An extra request parameter names one the client sets itself (`grant_type`, `refresh_token`,
+    /// the client's credentials); nothing was sent.
+    case reservedParameter(String)
     /// The server could not be reached, or did not answer in time.
     case network(String)
     /// The server's answer is not what the protocol says (not JSON, missing fields).
@@ -44,6 +47,7 @@ public enum OAuth2Error: Error, Equatable, Sendable, LocalizedError {
             "The server refused the request (\(status) \(error)\(description.map { ": \($0)" } ?? ""))."
         case .missingToken(let kind): "The credential has no \(kind.rawValue)."
         case .missingEndpoint(let name): "The server does not advertise a \(name) endpoint."
+        case .reservedParameter(let name): "The parameter \(name) is set by the client itself and cannot be given."
         case .network(let detail): "Network error: \(detail)."
         case .invalidResponse(let detail): "Invalid server response: \(detail)."
         case .unexpectedStatus(let status): "The server answered with HTTP status \(status)."

@@ -1,0 +1,215 @@
+import Foundation
+import TestSupport
+import Testing
+import TokenVault
+
+extension CredentialTests {
+    /// `CredentialsManager` without a server: replacing, the default, security options, the user,
+    /// and the errors an app tells apart. Part of the serialized suite: it uses the process-wide
+    /// `Credential` state.
+    @Suite struct ManagerStorage {
+        let directory = TemporaryDirectory()
+        let vault: Vault
+
+        init() throws {
+            (vault, _, _) = try TestVaults.keyFileVault(in: directory)
+            try Credential.use(vault)
+        }
+
+        func token(refreshToken: String? = "rt-manager", expiresIn: TimeInterval = 3600, client: String = "test-client")
+            -> Token
+        {
+            Token(
+                id: UUID().uuidString, tokenType: "Bearer", accessToken: "at-\(UUID().uuidString)",
+                refreshToken: refreshToken, idToken: nil, deviceSecret: nil, scope: ["openid"], issuedAt: Date(),
+                expiresIn: expiresIn,
+                context: Token.Context(issuer: TestTokens.issuer, clientID: client, scopes: ["openid"]))
+        }
+
+        @Test func aStoreReplacesTheManagersTokenInPlaceAndKeepsTheDefault() async throws {
+            let first = CredentialsManager(name: "first")
+            let second = CredentialsManager(name: "second")
+            try first.store(credentials: token())
+            let defaultID = try #require(Credential.default?.id)
+            try second.store(credentials: token())
+            let replacement = token()
+            try first.store(credentials: replacement)
+            try first.store(credentials: replacement)  // the same token again is no error
+            #expect(Credential.allIDs.count == 2)
+            #expect(Credential.default?.id == defaultID)
+            #expect(try await first.credentials().accessToken == replacement.accessToken)
+            #expect(try await first.credentials().id == defaultID)
+            try second.store(credentials: token())
+            #expect(Credential.default?.id == defaultID)
+            #expect(Credential.allIDs.count == 2)
+        }
+
+        @Test func aStoreRefusesAnotherClientsOrAnotherProtectionsTokenAndKeepsTheOld() async throws {
+            let manager = CredentialsManager(name: "guarded")
+            let original = token()
+            try manager.store(credentials: original)
+            #expect(throws: CredentialsManagerError.differentClient) {
+                try manager.store(credentials: token(client: "another-client"))
+            }
+            let stricter = CredentialsManager(name: "guarded", security: [.accessibility(.whenUnlocked)])
+            #expect(throws: CredentialsManagerError.securityMismatch) { try stricter.store(credentials: token()) }
+            #expect(try await manager.credentials().accessToken == original.accessToken)
+            #expect(manager.clear())
+            try stricter.store(credentials: token())
+            #expect(stricter.hasValid())
+        }
+
+        @Test func aUserFromADecodedIDTokenIsMarkedUnverified() throws {
+            let manager = CredentialsManager(name: "user")
+            #expect(manager.user == nil)
+            try manager.store(credentials: TestTokens.token(subject: "unverified-subject"))
+            let user = try #require(manager.user)
+            #expect(user.subject == "unverified-subject")
+            #expect(user.name == "Jane Doe")
+            #expect(!user.isVerified)
+        }
+
+        @Test func eachFailureHasItsOwnCase() async throws {
+            let manager = CredentialsManager(name: "errors")
+            await #expect(throws: CredentialsManagerError.noCredentials) { try await manager.credentials() }
+            await #expect(throws: CredentialsManagerError.noCredentials) { try await manager.renew() }
+            await #expect(throws: CredentialsManagerError.noCredentials) {
+                try await manager.apiCredentials(forAudience: "https://api.example.com")
+            }
+            try await manager.revoke()  // nothing stored: nothing to do
+
+            try manager.store(credentials: token(refreshToken: nil, expiresIn: -10))
+            await #expect(throws: CredentialsManagerError.expired) { try await manager.credentials() }
+            await #expect(throws: CredentialsManagerError.noRefreshToken) { try await manager.renew() }
+            await #expect(throws: CredentialsManagerError.noRefreshToken) {
+                try await manager.apiCredentials(forAudience: "https://api.example.com")
+            }
+
+            vault.lock()
+            await #expect(throws: CredentialsManagerError.locked) { try await manager.credentials() }
+            await #expect(throws: CredentialsManagerError.locked) { try await manager.renew() }
+            #expect(throws: CredentialsManagerError.locked) { try manager.store(credentials: token()) }
+        }
+
+        @Test func apiCredentialsNeverDescribeTheirToken() {
+            let secret = "at-api-\(UUID().uuidString)"
+            let credentials = APICredentials(
+                audience: "https://api.example.com", accessToken: secret, tokenType: "Bearer",
+                expiresAt: Date(timeIntervalSince1970: 1_700_000_000), scope: ["read"])
+            #expect(!credentials.description.contains(secret))
+            #expect(!String(reflecting: credentials).contains(secret))
+            #expect(credentials.description.contains("https://api.example.com"))
+        }
+    }
+
+    /// `CredentialsManager` against the real server: renewal with parameters, the verified user,
+    /// API credentials from a server without audience support, revocation.
+    @Suite(.enabled(if: AuthorizationServer.isAvailable, AuthorizationServer.skipComment))
+    struct ManagerWithServer {
+        let directory = TemporaryDirectory()
+        let vault: Vault
+
+        init() throws {
+            (vault, _, _) = try TestVaults.keyFileVault(in: directory)
+            try Credential.use(vault)
+        }
+
+        @Test func renewSendsOneRequestAndGivesAVerifiedUser() async throws {
+            let server = try AuthorizationServer()
+            let manager = CredentialsManager(name: "renew")
+            let signedIn = try await server.passwordToken()
+            try manager.store(credentials: signedIn)
+            #expect(manager.user == nil)  // the password grant gives no ID token
+            try await server.resetStats()
+            let renewed = try await manager.renew(parameters: ["resource_hint": "tokenvault-tests"])
+            #expect(try await server.tokenRequests("refresh_token") == 1)
+            #expect(renewed.accessToken != signedIn.accessToken)
+            #expect(try await manager.credentials() == renewed)
+            let user = try #require(manager.user)
+            #expect(user.subject == renewed.idToken?.subject)
+            #expect(!user.isVerified)  // read back from the vault, which does not keep the mark
+        }
+
+        @Test func aUserFromAnIDTokenTheServerJustSentIsVerified() async throws {
+            let server = try AuthorizationServer()
+            let vaultStorage = Credential.tokenStorage
+            Credential.tokenStorage = InMemoryTokenStorage()
+            defer { Credential.tokenStorage = vaultStorage }
+            let manager = CredentialsManager(name: "verified")
+            try manager.store(credentials: try await server.passwordToken())
+            try await manager.renew()
+            let user = try #require(manager.user)
+            #expect(user.isVerified)
+            #expect(user.subject != nil)
+        }
+
+        @Test func aReservedParameterIsRefusedBeforeAnythingIsSent() async throws {
+            let server = try AuthorizationServer()
+            let manager = CredentialsManager(name: "reserved")
+            try manager.store(credentials: try await server.passwordToken())
+            try await server.resetStats()
+            await #expect(throws: CredentialsManagerError.renewFailed(.reservedParameter("refresh_token"))) {
+                try await manager.renew(parameters: ["refresh_token": "chosen-by-caller"])
+            }
+            #expect(try await server.tokenRequests("refresh_token") == 0)
+        }
+
+        @Test func aServerWithoutAudienceSupportGivesATypedErrorAndLosesNoRefreshToken() async throws {
+            let server = try AuthorizationServer(.init(rotateRefreshTokens: true, reuseProtection: true))
+            let manager = CredentialsManager(name: "api")
+            let signedIn = try await server.passwordToken()
+            try manager.store(credentials: signedIn)
+            await #expect(throws: CredentialsManagerError.audienceNotSupported("https://api.example.com")) {
+                try await manager.apiCredentials(forAudience: "https://api.example.com", scope: ["openid"])
+            }
+            // The server rotated the refresh token; replaying the old one would revoke the family.
+            let stored = try await manager.credentials()
+            #expect(stored.refreshToken != signedIn.refreshToken)
+            #expect(stored.accessToken == signedIn.accessToken)
+            try await manager.renew()
+            #expect(manager.hasValid(minTTL: 60))
+        }
+
+        @Test func aRenewalTheServerRefusesIsAServerError() async throws {
+            let server = try AuthorizationServer()
+            let manager = CredentialsManager(name: "refused")
+            let signedIn = try await server.passwordToken()
+            let forged = Token(
+                id: signedIn.id, tokenType: signedIn.tokenType, accessToken: signedIn.accessToken,
+                refreshToken: "not-a-refresh-token-\(UUID().uuidString)", idToken: nil, deviceSecret: nil,
+                scope: signedIn.scope, issuedAt: signedIn.issuedAt, expiresIn: -10, context: signedIn.context)
+            try manager.store(credentials: forged)
+            do {
+                _ = try await manager.credentials()
+                Issue.record("a forged refresh token was accepted")
+            } catch CredentialsManagerError.renewFailed(.server(let error, _, _)) {
+                #expect(error == "invalid_grant")
+            }
+            #expect(manager.canRenew())  // nothing was removed
+        }
+
+        @Test func revokeEndsTheTokensAtTheServerThenRemovesThem() async throws {
+            let server = try AuthorizationServer()
+            let manager = CredentialsManager(name: "revoke")
+            let signedIn = try await server.passwordToken()
+            try manager.store(credentials: signedIn)
+            try await manager.revoke()
+            await #expect(throws: CredentialsManagerError.noCredentials) { try await manager.credentials() }
+            let client = server.client()
+            #expect(try await !client.introspect(signedIn, type: .accessToken).active)
+        }
+
+        @Test func aRevocationThatCannotReachTheServerRemovesNothing() async throws {
+            let server = try AuthorizationServer()
+            let manager = CredentialsManager(name: "unreachable")
+            try manager.store(credentials: try await server.passwordToken())
+            server.stop()
+            do {
+                try await manager.revoke()
+                Issue.record("a revocation without a server succeeded")
+            } catch CredentialsManagerError.revokeFailed {
+            }
+            #expect(manager.hasValid())
+        }
+    }
+}
