@@ -27,10 +27,17 @@ do {
         finish(.success)
     }
     var context = CommandContext(arguments: arguments)
-    if let reply = try AgentClient.forward(command, commandLine, &context) {
+    // The reply and the input sent are released before the exit: the top level's frame is async,
+    // so it lives on the heap, and what it holds when `exit` runs is memory nothing points to
+    // (which LeakSanitizer reports as a leak).
+    let forwarded = try AgentClient.forward(command, commandLine, &context).map { reply in
         console.write(reply.stdout)
         if !reply.stderr.isEmpty { FileHandle.standardError.write(Data(reply.stderr.utf8)) }
-        finish(status: reply.status)
+        return reply.status
+    }
+    if let status = forwarded {
+        context.input = nil
+        finish(status: status)
     }
     try await command.run(arguments, context)
     finish(.success)
