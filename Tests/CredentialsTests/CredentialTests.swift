@@ -4,27 +4,6 @@ import TestSupport
 import Testing
 import TokenVault
 
-/// Records `.defaultCredentialChanged` notifications while alive.
-final class DefaultChangeRecorder {
-    private let seen = Locked<[String?]>([])
-    private var observer: (any NSObjectProtocol)?
-
-    init() {
-        let seen = self.seen
-        observer = NotificationCenter.default.addObserver(forName: .defaultCredentialChanged, object: nil, queue: nil) {
-            note in
-            let id = (note.object as? Credential)?.id
-            seen.withLock { $0.append(id) }
-        }
-    }
-
-    var ids: [String?] { seen.value }
-
-    deinit {
-        if let observer { NotificationCenter.default.removeObserver(observer) }
-    }
-}
-
 /// The static API shares process-wide state, so these tests run one at a time, each on a fresh storage.
 @Suite(.serialized, .credentialState) struct CredentialTests {
     let directory = TemporaryDirectory()

@@ -46,7 +46,7 @@ extension CredentialSamples {
         /// Rewrite of the Okta sample that checks for a signed-in user at launch and follows default
         /// changes.
         @Test func defaultCredentialAtLaunch() throws {
-            let changes = DefaultChanges()
+            let changes = DefaultChangeRecorder()
             #expect(Credential.default == nil)
             let credential = try Credential.store(TestTokens.token())
             if let signedIn = Credential.default {
@@ -146,25 +146,4 @@ extension CredentialSamples {
         }
     }
 
-}
-
-/// Records the ids `.defaultCredentialChanged` announces.
-final class DefaultChanges {
-    private let seen = Locked<[String?]>([])
-    private var observer: (any NSObjectProtocol)?
-
-    init() {
-        let seen = self.seen
-        observer = NotificationCenter.default.addObserver(forName: .defaultCredentialChanged, object: nil, queue: nil) {
-            note in
-            let id = (note.object as? Credential)?.id
-            seen.withLock { $0.append(id) }
-        }
-    }
-
-    var ids: [String?] { seen.value }
-
-    deinit {
-        if let observer { NotificationCenter.default.removeObserver(observer) }
-    }
 }
