@@ -11,7 +11,7 @@ package enum TokenRecordFuzzTarget: FuzzTarget {
     ///
     /// - Parameter input: The bytes.
     package static func run(_ input: [UInt8]) {
-        let binary = input.first == TokenRecordCoding.formatMarker
+        let binary = input.first.map(TokenRecordCoding.binaryFormatMarkers.contains) ?? false
         if let token = try? TokenRecordCoding.decodeToken(input) {
             _ = token.description
             for kind in Token.Kind.allCases { _ = token.value(of: kind) }
@@ -20,7 +20,12 @@ package enum TokenRecordFuzzTarget: FuzzTarget {
             require(token.issuedAt.timeIntervalSinceReferenceDate.isFinite, "a token with a non-finite date decoded")
             require(token.expiresIn.isFinite, "a token with a non-finite lifetime decoded")
             let encoded = TokenRecordCoding.encode(token)
-            require(encoded.first == TokenRecordCoding.formatMarker, "a token was not encoded in the binary form")
+            require(
+                encoded.first.map(TokenRecordCoding.binaryFormatMarkers.contains) ?? false,
+                "a token was not encoded in the binary form")
+            require(
+                (encoded.first == TokenRecordCoding.verifiedFormatMarker) == token.idTokenVerified,
+                "a token's verified mark does not decide its record format")
             let again = try? TokenRecordCoding.decodeToken(encoded)
             require(again == token, "a decoded token does not survive its record encoding")
             require(again.map(TokenRecordCoding.encode) == encoded, "a token's record encoding is not stable")
@@ -41,6 +46,9 @@ package enum TokenRecordFuzzTarget: FuzzTarget {
             let again = try? TokenRecordCoding.decodeMetadata(encoded)
             require(again == metadata, "decoded metadata does not survive its record encoding")
             require(again?.claims == claims, "decoded claims do not survive their record encoding")
+            require(
+                again?.claimsVerified == metadata.claimsVerified,
+                "the verified mark does not survive its record encoding")
             require(again?.hashValue == metadata.hashValue, "equal metadata hashes differently")
         }
     }

@@ -127,7 +127,7 @@ extension CredentialTests {
             #expect(try await manager.credentials() == renewed)
             let user = try #require(manager.user)
             #expect(user.subject == renewed.idToken?.subject)
-            #expect(!user.isVerified)  // read back from the vault, which does not keep the mark
+            #expect(user.isVerified)  // read back from the vault, which seals the mark with the token
         }
 
         @Test func aUserFromAnIDTokenTheServerJustSentIsVerified() async throws {

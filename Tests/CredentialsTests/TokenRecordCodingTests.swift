@@ -333,8 +333,8 @@ import VaultCore
 
     @Test func aLaterFormatIsAnUnsupportedFormat() throws {
         var token = TokenRecordCoding.encode(Self.minimalToken)
-        token[0] = 0x83
-        #expect(throws: CredentialError.storage(.unsupportedFormat("token record format 0x83"))) {
+        token[0] = 0x84
+        #expect(throws: CredentialError.storage(.unsupportedFormat("token record format 0x84"))) {
             try TokenRecordCoding.decodeToken(token)
         }
         #expect(throws: CredentialError.storage(.unsupportedFormat("token record format 0xFF"))) {
@@ -390,8 +390,8 @@ import VaultCore
     @Test func aFormat1ReaderRefusesAKeyRecordAsALaterFormat() throws {
         let withKey = TokenRecordCoding.encode(Self.boundToken(key: DPoPKey()))
         var later = withKey
-        later[0] = 0x83
-        #expect(throws: CredentialError.storage(.unsupportedFormat("token record format 0x83"))) {
+        later[0] = 0x84
+        #expect(throws: CredentialError.storage(.unsupportedFormat("token record format 0x84"))) {
             try TokenRecordCoding.decodeToken(later)
         }
         #expect(withKey[0] != TokenRecordCoding.formatMarker && withKey[0] >= 0x80)

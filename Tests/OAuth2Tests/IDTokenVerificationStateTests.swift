@@ -7,28 +7,8 @@ import Testing
 /// data from before it existed and for raw responses, and carried through a refresh only with the
 /// ID token it belongs to.
 @Suite struct IDTokenVerificationStateTests {
-    static let signer = try! TestSigningKey(.p256, keyID: "ec-key")
-    static let validator = IDTokenValidator(
-        issuer: TestTokens.issuer, clientID: "test-client",
-        options: .init(clock: { Date(timeIntervalSince1970: 1_700_000_000) }))
-
-    /// A token response whose ID token the test key signed, decoded, and the same token with its
-    /// ID token validated.
     static func tokens() throws -> (raw: Token, verified: Token) {
-        let idToken = try signer.token([
-            "iss": TestTokens.issuer.absoluteString, "sub": "user-1", "aud": "test-client", "iat": 1_700_000_000,
-            "exp": 1_700_003_600,
-        ])
-        let response = try JSONSerialization.data(withJSONObject: [
-            "access_token": "at", "token_type": "Bearer", "expires_in": 60, "refresh_token": "rt", "id_token": idToken,
-        ])
-        let raw = try Token(response: response, context: TestTokens.context)
-        let keys = try JWKSet(json: TestSigningKey.jwks([signer.publicJWK]))
-        let verified = Token(
-            id: raw.id, tokenType: raw.tokenType, accessToken: raw.accessToken, refreshToken: raw.refreshToken,
-            idToken: try validator.validate(try #require(raw.idToken), keys: keys), deviceSecret: nil, scope: nil,
-            issuedAt: raw.issuedAt, expiresIn: raw.expiresIn, context: raw.context)
-        return (raw, verified)
+        try VerifiedTestTokens.tokens()
     }
 
     @Test func aRawResponseIsUnverifiedAndValidationMarksIt() throws {

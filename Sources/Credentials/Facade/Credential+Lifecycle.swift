@@ -268,8 +268,10 @@ extension Credential {
     func persistRefresh(_ fresh: Token, refreshedFrom base: StoredToken) async throws -> StoredToken {
         var expected = base.version
         var token = fresh
-        var metadata = Token.Metadata(
-            id: id, tags: base.metadata.tags, claims: fresh.idToken?.claims ?? base.metadata.claims)
+        // Claims come from the ID token as the token record keeps it (its payload as issued, with its
+        // verified mark), else from the stored metadata.
+        var metadata =
+            fresh.idToken == nil ? base.metadata : Token.Metadata(token: fresh, tags: base.metadata.tags)
         let clock = ContinuousClock()
         let storageDeadline = clock.now + .seconds(Self.refreshLeaseDuration)
         var conflicts = 0
@@ -287,9 +289,9 @@ extension Credential {
                     else { throw CredentialError.removed(id) }
                     expected = latest.version
                     token = fresh.rebased(from: base.token, onto: latest.token)
-                    let claims =
-                        token.idToken == latest.token.idToken ? latest.metadata.claims : token.idToken?.claims
-                    metadata = Token.Metadata(id: id, tags: latest.metadata.tags, claims: claims ?? [:])
+                    metadata =
+                        token.idToken == latest.token.idToken
+                        ? latest.metadata : Token.Metadata(token: token, tags: latest.metadata.tags)
                 }
             } catch CredentialError.storage(.storage) where clock.now < storageDeadline {
                 try? await Task.sleep(for: Self.storageRetryInterval)

@@ -115,7 +115,7 @@ public final class Credential: Sendable, Identifiable, Equatable {
         _ = try checked { $0 }
         for _ in 0..<Self.maximumWriteAttempts {
             guard let stored = try storage.storedMetadata(id: id) else { throw CredentialError.notFound(id) }
-            let updated = Token.Metadata(id: id, tags: tags, claims: stored.metadata.claims)
+            let updated = stored.metadata.withTags(tags)
             do {
                 _ = try storage.setMetadata(updated, expectedVersion: stored.version)
             } catch CredentialError.conflict {

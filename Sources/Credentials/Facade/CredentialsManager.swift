@@ -97,9 +97,10 @@ public final class CredentialsManager: Sendable {
     ///
     /// Auth0 decodes whatever ID token was stored and presents it as the user; here the claims come
     /// with the mark, so unverified claims are never taken for a checked sign-in by mistake: an ID
-    /// token decoded from a raw response, or read back from a vault (whose records do not keep the
-    /// mark), gives `isVerified == false`. `nil` when nothing is stored, the credentials have no ID
-    /// token, or they cannot be read (a locked vault).
+    /// token decoded from a raw response gives `isVerified == false`, one a grant or refresh
+    /// verified gives `true`, read back from a vault (which seals the mark with the token) as from
+    /// memory. `nil` when nothing is stored, the credentials have no ID token, or they cannot be read
+    /// (a locked vault).
     public var user: ManagedUser? {
         guard let idToken = (try? managed()?.currentToken())?.idToken else { return nil }
         return ManagedUser(idToken: idToken)

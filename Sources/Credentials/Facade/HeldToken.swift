@@ -23,12 +23,16 @@ struct HeldToken: Sendable {
     /// The token without any secret: id, type, expiry, scope, issuer, client id.
     let redacted: Token
     private let secrets: Secrets
+    /// Whether the ID token was verified: the mark goes with the ID token, which the sealed copy
+    /// keeps only as text.
+    private let idTokenVerified: Bool
 
     /// Keeps `token`, read in `generation` of `vault` (`nil` for a storage without a vault).
     ///
     /// - Returns: `nil` when that generation has already ended: the token must not be kept.
     init?(_ token: Token, vault: Vault?, generation: VaultKeyGeneration?) {
         redacted = token.withoutSecrets()
+        idTokenVerified = token.idTokenVerified
         guard let vault else {
             secrets = .clear(token)
             return
@@ -51,7 +55,8 @@ struct HeldToken: Sendable {
     func token(in vault: Vault?) -> Token? {
         switch secrets {
         case .clear(let token): token
-        case .sealed(let sealed): vault?.openFromCache(sealed).flatMap(redacted.withSecrets)
+        case .sealed(let sealed):
+            vault?.openFromCache(sealed).flatMap { redacted.withSecrets($0, idTokenVerified: idTokenVerified) }
         }
     }
 }
@@ -75,8 +80,9 @@ extension Token {
             context: Context(issuer: context.issuer, clientID: context.clientID, scopes: context.scopes))
     }
 
-    /// This secret-free token with the strings of ``secretStrings`` put back.
-    fileprivate func withSecrets(_ secrets: [String?]) -> Token? {
+    /// This secret-free token with the strings of ``secretStrings`` put back, its ID token marked
+    /// verified when it was.
+    fileprivate func withSecrets(_ secrets: [String?], idTokenVerified: Bool) -> Token? {
         guard secrets.count == 6, let accessToken = secrets[0] else { return nil }
         var dpopKey: DPoPKey?
         if let seed = secrets[5] {
@@ -87,7 +93,8 @@ extension Token {
         }
         return Token(
             id: id, tokenType: tokenType, accessToken: accessToken, refreshToken: secrets[1],
-            idToken: secrets[2].flatMap { try? JWT($0) }, deviceSecret: secrets[3], scope: scope,
+            idToken: secrets[2].flatMap { try? JWT($0) }.map { idTokenVerified ? $0.markedVerified() : $0 },
+            deviceSecret: secrets[3], scope: scope,
             issuedAt: issuedAt, expiresIn: expiresIn,
             context: Context(
                 issuer: context.issuer, clientID: context.clientID, clientSecret: secrets[4], scopes: context.scopes),

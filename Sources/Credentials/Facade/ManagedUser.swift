@@ -9,9 +9,9 @@ import OAuth2
 public struct ManagedUser: Sendable, Hashable, JSONClaimsContainer {
     /// The ID token's claims.
     public let claims: [String: JSONValue]
-    /// Whether the ID token is known to be verified (``JWT/isVerified``): `true` for one the
-    /// server just sent and ``IDTokenValidator`` checked; `false` for one decoded from a raw
-    /// response, and for any ID token read back from a vault, whose records do not keep the mark.
+    /// Whether the ID token is known to be verified (``JWT/isVerified``): `true` for one
+    /// ``IDTokenValidator`` checked when the server sent it, also once stored in and read back from
+    /// a vault; `false` for one decoded from a raw response.
     public let isVerified: Bool
 
     /// A user from an ID token.

@@ -19,7 +19,7 @@ extension TokenRecordCoding {
         {
             let metadata = Token.Metadata(
                 id: fields.id, tags: fields.tags,
-                storedClaims: fields.claims.map { LazyJSONObject(encoding: .json, bytes: $0) })
+                storedClaims: fields.claims.map { LazyJSONObject(encoding: .json, bytes: $0) }, verified: false)
             let terms = Token.Metadata.indexTerms(tags: fields.tags) { fields.indexedClaims[$0] }
             return (try encode(metadata), terms)
         }

@@ -12,26 +12,34 @@ import VaultCrypto
 ///
 /// The binary form, little-endian, every variable-length field behind a `UInt32` byte count:
 ///
-///     marker   UInt8   0x81 (format 1), or 0x82 (format 2) for a token with a DPoP key. A byte
-///                      >= 0x80 never starts JSON (JSON is UTF-8 text and starts with an ASCII
-///                      character), so the first byte tells the forms apart: `{` is the legacy JSON
-///                      form, 0x81 and 0x82 this one, any other byte >= 0x80 a later format
-///                      (``CredentialError/storage(_:)`` with `unsupportedFormat`), the rest corrupt.
-///                      A reader of format 1 alone refuses a format 2 record that way instead of
-///                      reading it without its key; a token without a key is still written as
-///                      format 1, byte for byte as before.
+///     marker   UInt8   0x81 (format 1); 0x82 (format 2) for a token with a DPoP key; 0x83
+///                      (format 3) for a token whose ID token was verified, and for its metadata.
+///                      A byte >= 0x80 never starts JSON (JSON is UTF-8 text and starts with an
+///                      ASCII character), so the first byte tells the forms apart: `{` is the
+///                      legacy JSON form, 0x81 to 0x83 this one, any other byte >= 0x80 a later
+///                      format (``CredentialError/storage(_:)`` with `unsupportedFormat`), the rest
+///                      corrupt. An older reader refuses a later format's record that way instead
+///                      of reading it without its key or its mark; every record is written in the
+///                      lowest format that holds it, so one without a key or a mark is format 1,
+///                      byte for byte as before.
 ///     kind     UInt8   'T' (0x54) a token, 'M' (0x4D) metadata
 ///
 ///     token:    flags UInt8 (which optionals follow: 1 refreshToken, 2 idToken, 4 deviceSecret,
-///               8 scope, 16 clientSecret), id, tokenType, accessToken, [refreshToken], [idToken
-///               (the compact JWT, as received)], [deviceSecret], [scope: UInt32 count, strings],
-///               issuedAt (Float64 bits, seconds since 2001: `Date`'s own value, full precision),
-///               expiresIn (Float64 bits), issuer (absolute URL), clientID, [clientSecret],
-///               scopes (UInt32 count, strings); format 2 only, with flag 32 (which it must
-///               have): the DPoP key's algorithm (`EdDSA`) and its 32-byte Ed25519 seed
+///               8 scope, 16 clientSecret, 32 a DPoP key (formats 2 and 3), 64 the ID token is
+///               verified (format 3, which must have it, with flag 2)), id, tokenType,
+///               accessToken, [refreshToken], [idToken (the compact JWT, as received)],
+///               [deviceSecret], [scope: UInt32 count, strings], issuedAt (Float64 bits, seconds
+///               since 2001: `Date`'s own value, full precision), expiresIn (Float64 bits), issuer
+///               (absolute URL), clientID, [clientSecret], scopes (UInt32 count, strings); with
+///               flag 32 (which format 2 must have): the DPoP key's algorithm (`EdDSA`) and its
+///               32-byte Ed25519 seed
 ///     metadata: id, tags (UInt32 count, then key and value, keys in ascending UTF-8 byte order,
 ///               no duplicates), claims (UInt8: 0 none; 1 the ID token's payload part, base64url;
-///               2 JSON text; then for 1 and 2 the bytes)
+///               2 JSON text; then for 1 and 2 the bytes). Format 3 (a verified ID token's
+///               claims) must hold claims 1.
+///
+/// The verified mark is sealed with the rest of the record, so only a writer holding the vault's
+/// keys can set it, and this package sets it only on a token ``IDTokenValidator`` returned.
 ///
 /// The layout is canonical: what decodes re-encodes to the same bytes (unless Foundation writes
 /// an issuer URL back otherwise than it was stored). Anything malformed —
@@ -44,6 +52,10 @@ package enum TokenRecordCoding {
     package static let formatMarker: UInt8 = 0x81
     /// The first byte of a token half in format 2: format 1 with a DPoP key.
     package static let dpopFormatMarker: UInt8 = 0x82
+    /// The first byte of either half in format 3: a verified ID token, with or without a DPoP key.
+    package static let verifiedFormatMarker: UInt8 = 0x83
+    /// The first bytes of the binary form, each format's.
+    package static let binaryFormatMarkers: ClosedRange<UInt8> = formatMarker...verifiedFormatMarker
     /// The version inside the legacy JSON form's wrapper.
     static let legacyVersion = 1
 
@@ -61,8 +73,10 @@ package enum TokenRecordCoding {
         static let deviceSecret = TokenFlags(rawValue: 4)
         static let scope = TokenFlags(rawValue: 8)
         static let clientSecret = TokenFlags(rawValue: 16)
-        /// Format 2 only.
+        /// Formats 2 and 3.
         static let dpopKey = TokenFlags(rawValue: 32)
+        /// Format 3, with ``idToken``.
+        static let idTokenVerified = TokenFlags(rawValue: 64)
         static let all: TokenFlags = [.refreshToken, .idToken, .deviceSecret, .scope, .clientSecret]
     }
 
@@ -83,6 +97,7 @@ package enum TokenRecordCoding {
         if token.scope != nil { flags.insert(.scope) }
         if token.context.clientSecret != nil { flags.insert(.clientSecret) }
         if token.dpopKey != nil { flags.insert(.dpopKey) }
+        if token.idTokenVerified { flags.insert(.idTokenVerified) }
         let issuer = token.context.issuer.absoluteString
         var capacity = 3 + 2 * 8 + 11 * 4 + token.id.utf8.count + token.tokenType.utf8.count
         capacity += token.accessToken.utf8.count + issuer.utf8.count + token.context.clientID.utf8.count
@@ -93,7 +108,8 @@ package enum TokenRecordCoding {
         if token.dpopKey != nil { capacity += 8 + dpopAlgorithm.utf8.count + Ed25519SigningKey.seedCount }
 
         var writer = Writer(capacity: capacity)
-        writer.append(token.dpopKey == nil ? formatMarker : dpopFormatMarker)
+        writer.append(
+            token.idTokenVerified ? verifiedFormatMarker : token.dpopKey == nil ? formatMarker : dpopFormatMarker)
         writer.append(Kind.token.rawValue)
         writer.append(flags.rawValue)
         writer.append(token.id)
@@ -138,8 +154,9 @@ package enum TokenRecordCoding {
         var capacity = 2 + 4 + metadata.id.utf8.count + 4 + 1 + 4 + (claims?.bytes.count ?? 0)
         for (key, value) in tags { capacity += 8 + key.utf8.count + value.utf8.count }
 
+        let verified = metadata.claimsVerified && claims?.encoding == .base64URL
         var writer = Writer(capacity: capacity)
-        writer.append(formatMarker)
+        writer.append(verified ? verifiedFormatMarker : formatMarker)
         writer.append(Kind.metadata.rawValue)
         writer.append(metadata.id)
         writer.append(UInt32(tags.count))
@@ -167,11 +184,21 @@ package enum TokenRecordCoding {
     package static func decodeToken(_ bytes: [UInt8]) throws -> Token {
         guard try isBinary(bytes) else { return try decodeLegacy(Token.self, from: bytes) }
         var reader = Reader(bytes)
-        let hasKey = try reader.expectTokenHeader()
+        let marker = try reader.expectHeader(.token)
         let flags = TokenFlags(rawValue: try reader.byte())
-        guard (hasKey ? TokenFlags.all.union(.dpopKey) : TokenFlags.all).isSuperset(of: flags),
-            flags.contains(.dpopKey) == hasKey
-        else { throw malformed }
+        let allowed: TokenFlags
+        switch marker {
+        case dpopFormatMarker:
+            guard flags.contains(.dpopKey) else { throw malformed }
+            allowed = TokenFlags.all.union(.dpopKey)
+        case verifiedFormatMarker:
+            guard flags.isSuperset(of: [.idToken, .idTokenVerified]) else { throw malformed }
+            allowed = TokenFlags.all.union([.dpopKey, .idTokenVerified])
+        default:
+            allowed = TokenFlags.all
+        }
+        guard allowed.isSuperset(of: flags) else { throw malformed }
+        let hasKey = flags.contains(.dpopKey)
         let id = try reader.string()
         let tokenType = try reader.string()
         let accessToken = try reader.string()
@@ -179,7 +206,7 @@ package enum TokenRecordCoding {
         let idToken: JWT?
         if flags.contains(.idToken) {
             guard let jwt = try? JWT(stored: try reader.string()) else { throw malformed }
-            idToken = jwt
+            idToken = flags.contains(.idTokenVerified) ? jwt.markedVerified() : jwt
         } else {
             idToken = nil
         }
@@ -219,7 +246,7 @@ package enum TokenRecordCoding {
     package static func decodeMetadata(_ bytes: [UInt8]) throws -> Token.Metadata {
         guard try isBinary(bytes) else { return try decodeLegacy(Token.Metadata.self, from: bytes) }
         var reader = Reader(bytes)
-        try reader.expectHeader(.metadata)
+        let verified = try reader.expectHeader(.metadata) == verifiedFormatMarker
         let id = try reader.string()
         let count = try reader.count(minimumElementBytes: 8)
         var tags = [String: String](minimumCapacity: count)
@@ -239,14 +266,15 @@ package enum TokenRecordCoding {
             let payload = try reader.lengthPrefixed()
             guard LazyJSONObject.isBase64Shaped(payload) else { throw malformed }
             claims = LazyJSONObject(encoding: .base64URL, bytes: payload)
-        case LazyJSONObject.Encoding.json.rawValue:
+        case LazyJSONObject.Encoding.json.rawValue where !verified:
             let json = try reader.lengthPrefixed()
             guard json.first == UInt8(ascii: "{"), json.last == UInt8(ascii: "}") else { throw malformed }
             claims = LazyJSONObject(encoding: .json, bytes: json)
         default: throw malformed
         }
         try reader.expectEnd()
-        return Token.Metadata(id: id, tags: tags, storedClaims: claims)
+        guard claims != nil || !verified else { throw malformed }
+        return Token.Metadata(id: id, tags: tags, storedClaims: claims, verified: verified)
     }
 
     /// The issuer URL last read: a vault's tokens mostly share one issuer, and parsing its URL
@@ -266,7 +294,7 @@ package enum TokenRecordCoding {
     ///   format, ``CredentialError/corruptRecord(_:)`` for neither form.
     private static func isBinary(_ bytes: [UInt8]) throws -> Bool {
         switch bytes.first {
-        case formatMarker?, dpopFormatMarker?: true
+        case let marker? where binaryFormatMarkers.contains(marker): true
         case UInt8(ascii: "{")?: false
         case let marker? where marker >= 0x80:
             throw CredentialError.storage(
@@ -335,19 +363,15 @@ package enum TokenRecordCoding {
             self.bytes = bytes
         }
 
-        mutating func expectHeader(_ kind: Kind) throws {
-            guard try byte() == formatMarker, try byte() == kind.rawValue else { throw malformed }
-        }
-
-        /// Reads a token half's header.
+        /// Reads a half's header: a format marker and `kind`. Format 2 is a token's alone.
         ///
-        /// - Returns: Whether it is format 2 (with a DPoP key).
-        mutating func expectTokenHeader() throws -> Bool {
+        /// - Returns: The format marker.
+        mutating func expectHeader(_ kind: Kind) throws -> UInt8 {
             let marker = try byte()
-            guard marker == formatMarker || marker == dpopFormatMarker, try byte() == Kind.token.rawValue else {
-                throw malformed
-            }
-            return marker == dpopFormatMarker
+            guard binaryFormatMarkers.contains(marker), marker != dpopFormatMarker || kind == .token,
+                try byte() == kind.rawValue
+            else { throw malformed }
+            return marker
         }
 
         mutating func byte() throws -> UInt8 {

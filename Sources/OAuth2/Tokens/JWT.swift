@@ -49,7 +49,7 @@ public struct JWT: Codable, Sendable, Hashable, HasClaims, JSONClaimsContainer, 
 
     /// This token, marked verified: for ``IDTokenValidator`` once every check passed, and for a
     /// token read back from storage that recorded it as verified.
-    func markedVerified() -> JWT {
+    package func markedVerified() -> JWT {
         JWT(verified: self)
     }
 

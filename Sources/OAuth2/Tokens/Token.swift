@@ -279,6 +279,8 @@ extension Token {
         private let parsedClaims: [String: JSONValue]?
         private let idToken: JWT?
         private let storedClaimsObject: LazyJSONObject?
+        /// Whether stored claims were recorded as a verified ID token's.
+        private let storedClaimsVerified: Bool
 
         private var claimsSource: ClaimsSource {
             if let idToken { return .idToken(idToken) }
@@ -295,6 +297,21 @@ extension Token {
             }
         }
 
+        /// Whether the claims are those of an ID token ``IDTokenValidator`` verified (``JWT/isVerified``)
+        /// before the token was stored: `true` for a token a grant or refresh of ``OAuth2Client``
+        /// returned, read back from a vault as from memory; `false` for claims given as values, an ID
+        /// token decoded from a raw response (``Token/init(response:context:issuedAt:)``), and tokens
+        /// stored before vaults recorded the mark. The mark is sealed with the record, so whoever holds
+        /// only the vault file cannot set it; it says the checks passed when the token arrived, not that
+        /// the claims are current.
+        public var claimsVerified: Bool {
+            switch claimsSource {
+            case .parsed: false
+            case .idToken(let jwt): jwt.isVerified
+            case .stored: storedClaimsVerified
+            }
+        }
+
         /// Metadata.
         ///
         /// - Parameters:
@@ -307,6 +324,7 @@ extension Token {
             parsedClaims = claims
             idToken = nil
             storedClaimsObject = nil
+            storedClaimsVerified = false
         }
 
         /// Metadata for a token: its id and ID-token claims with `tags`.
@@ -320,6 +338,7 @@ extension Token {
             parsedClaims = nil
             idToken = token.idToken
             storedClaimsObject = nil
+            storedClaimsVerified = false
         }
 
         /// Metadata read back from a token record, its claims parsed on first access.
@@ -328,12 +347,38 @@ extension Token {
         ///   - id: The token's id.
         ///   - tags: The app's tags.
         ///   - storedClaims: The claims as ``storedClaims()`` gave them; `nil` for none.
-        package init(id: String, tags: [String: String], storedClaims: LazyJSONObject?) {
+        ///   - verified: Whether they were recorded as a verified ID token's (``claimsVerified``).
+        package init(id: String, tags: [String: String], storedClaims: LazyJSONObject?, verified: Bool) {
             self.id = id
             self.tags = tags
             parsedClaims = nil
             idToken = nil
             storedClaimsObject = storedClaims
+            storedClaimsVerified = verified && storedClaims != nil
+        }
+
+        /// The same metadata with other tags: the claims stay as they are kept, and with them
+        /// ``claimsVerified``.
+        ///
+        /// - Parameter tags: The new tags.
+        /// - Returns: The retagged metadata.
+        package func withTags(_ tags: [String: String]) -> Metadata {
+            Metadata(
+                id: id, tags: tags, parsedClaims: parsedClaims, idToken: idToken,
+                storedClaimsObject: storedClaimsObject,
+                storedClaimsVerified: storedClaimsVerified)
+        }
+
+        private init(
+            id: String, tags: [String: String], parsedClaims: [String: JSONValue]?, idToken: JWT?,
+            storedClaimsObject: LazyJSONObject?, storedClaimsVerified: Bool
+        ) {
+            self.id = id
+            self.tags = tags
+            self.parsedClaims = parsedClaims
+            self.idToken = idToken
+            self.storedClaimsObject = storedClaimsObject
+            self.storedClaimsVerified = storedClaimsVerified
         }
 
         /// The claims as a token record keeps them, without parsing them: the ID token's payload
@@ -372,9 +417,10 @@ extension Token {
             try container.encode(claims, forKey: .claims)
         }
 
-        /// Equal ids, tags and claims (claims kept as the same bytes compare without parsing).
+        /// Equal ids, tags, claims and ``claimsVerified`` (claims kept as the same bytes compare
+        /// without parsing).
         public static func == (lhs: Metadata, rhs: Metadata) -> Bool {
-            guard lhs.id == rhs.id, lhs.tags == rhs.tags else { return false }
+            guard lhs.id == rhs.id, lhs.tags == rhs.tags, lhs.claimsVerified == rhs.claimsVerified else { return false }
             switch (lhs.claimsSource, rhs.claimsSource) {
             case (.idToken(let left), .idToken(let right)) where left.rawValue == right.rawValue:
                 return true
