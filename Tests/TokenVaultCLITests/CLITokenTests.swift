@@ -111,6 +111,35 @@ struct CLIServerTests {
         #expect(offline.stderr.hasPrefix("tokenvault: Network error"))
     }
 
+    /// `list --verified` shows only tokens whose ID token the CLI checked when it arrived: one a
+    /// refresh from the real server returned, not one imported from a raw response.
+    @Test func listVerifiedShowsOnlyTokensWhoseIDTokenWasChecked() async throws {
+        let server = try AuthorizationServer()
+        let vault = try CLIVault()
+        let client = AuthorizationServer.Client.confidentialPassword
+        let login = try vault.run([
+            "login", "--issuer", server.url.absoluteString, "--client-id", client.0, "--client-secret-file",
+            try secretFile(vault, "secret", client.1!), "--grant", "password", "--username",
+            AuthorizationServer.username, "--password-file",
+            try secretFile(vault, "password", AuthorizationServer.password), "--scope", "openid profile", "--json",
+        ])
+        try login.expectSuccess()
+        let id = try #require((try login.json() as? [String: Any])?["id"] as? String)
+        let imported = try CLITokenTests().importTokens(vault, subject: "jane@example.com", tags: [])
+        func listed(_ options: [String]) throws -> [[String: Any]] {
+            try #require(try vault.run(["list", "--json"] + options).json() as? [[String: Any]])
+        }
+        // The password grant gives no ID token, the import an unchecked one: nothing is verified yet.
+        #expect(try listed(["--verified"]).isEmpty)
+        #expect(try listed([]).compactMap { $0["claimsVerified"] as? Bool } == [false, false])
+        try vault.run(["refresh", id]).expectSuccess()
+        #expect(try listed(["--verified"]).compactMap { $0["id"] as? String } == [id])
+        let subject = try #require(try listed(["--verified"]).first?["subject"] as? String)
+        #expect(try listed(["--verified", "--claim", "sub=\(subject)"]).compactMap { $0["id"] as? String } == [id])
+        #expect(try listed(["--verified", "--claim", "sub=jane@example.com"]).isEmpty)
+        #expect(try listed(["--claim", "sub=jane@example.com"]).compactMap { $0["id"] as? String } == [imported])
+    }
+
     @Test func tenParallelTokenCommandsMakeOneRefresh() async throws {
         let server = try AuthorizationServer(.init(rotateRefreshTokens: true, reuseProtection: true))
         let vault = try CLIVault()

@@ -174,6 +174,29 @@ extension Credential {
             context: authenticationContext)
     }
 
+    /// The credentials whose claim `claim` equals `value`, as ``find(claim:equals:prompt:authenticationContext:)``
+    /// finds them, among those whose ID token was verified when it arrived
+    /// (``Token/Metadata/claimsVerified``): claims of a token imported from a raw response, or given
+    /// as values, never match.
+    ///
+    /// Use it where the claim decides access (a lookup by `email` or `sub` for a user who signs
+    /// in): a token stored with claims nobody checked cannot stand in for that user.
+    /// - Parameters:
+    ///   - claim: The claim's name.
+    ///   - value: The value, as text.
+    ///   - prompt: The reason shown by a prompting context.
+    ///   - authenticationContext: Proofs for access-controlled matches.
+    /// - Returns: The matching credentials.
+    /// - Throws: ``CredentialError/storage(_:)``.
+    // swift-format-ignore
+    public static func find(verifiedClaim claim: String, equals value: String, prompt: String? = nil,
+                            authenticationContext: (any AuthenticationContext)? = nil) throws -> [Credential] {
+        let storage = tokenStorage
+        return try credentials(
+            for: storage.metadata(claim: claim, equals: value).filter(\.claimsVerified), in: storage, prompt: prompt,
+            context: authenticationContext)
+    }
+
     /// One credential per metadata: the instance this process has while its token is readable,
     /// else one loaded with `context`.
     private static func credentials(

@@ -94,6 +94,7 @@ enum CommandTable {
                 OptionSpec(name: "where", value: "TAG=VALUE", help: "only tokens with this tag", repeatable: true),
                 OptionSpec(
                     name: "claim", value: "NAME=VALUE", help: "only tokens with this ID-token claim", repeatable: true),
+                .flag("verified", "only tokens whose ID token was verified when it arrived (not imported ones)"),
             ], run: TokenCommands.list),
         CommandSpec(
             words: ["show"], arguments: "ID|default", summary: "Show a token's metadata",

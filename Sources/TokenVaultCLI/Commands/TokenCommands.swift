@@ -90,9 +90,12 @@ enum TokenCommands {
     static func list(_ arguments: ParsedArguments, _ context: CommandContext) async throws {
         let tags = try ParsedArguments.pairs(arguments.all("where"))
         let claims = try ParsedArguments.pairs(arguments.all("claim"))
+        let verifiedOnly = arguments.has("verified")
         _ = try context.unlockedVault()
         let defaultID = try visibleDefaultID()
-        let matches = try matching(tags: tags, claims: claims).sorted { $0.id < $1.id }
+        let matches = try matching(tags: tags, claims: claims).filter { !verifiedOnly || $0.claimsVerified }.sorted {
+            $0.id < $1.id
+        }
         if context.wantsJSON {
             try context.console.json(matches.map { describe($0, isDefault: $0.id == defaultID) })
         } else {
@@ -273,6 +276,7 @@ enum TokenCommands {
         fields["subject"] = metadata.subject
         fields["email"] = metadata.email
         fields["preferredUsername"] = metadata.preferredUsername
+        fields["claimsVerified"] = metadata.claimsVerified
         return fields
     }
 }
