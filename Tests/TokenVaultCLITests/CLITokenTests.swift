@@ -140,6 +140,43 @@ struct CLIServerTests {
         #expect(try listed(["--claim", "sub=jane@example.com"]).compactMap { $0["id"] as? String } == [imported])
     }
 
+    /// `import --verify-id-token` checks the ID token with the issuer's keys: a real one is stored
+    /// verified, a forged one is refused and nothing is stored.
+    @Test func importCanVerifyTheIDTokenAndRefusesAForgery() async throws {
+        let server = try AuthorizationServer()
+        let vault = try CLIVault()
+        let client = AuthorizationServer.Client.confidentialPassword
+        let token = try await server.client(client).refresh(try await server.passwordToken())
+        let idToken = try #require(token.idToken?.rawValue)
+        func response(_ idToken: String) throws -> String {
+            let object: [String: Any] = [
+                "access_token": token.accessToken, "token_type": "Bearer", "expires_in": 300, "id_token": idToken,
+            ]
+            return String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+        }
+        let options = [
+            "import", "-", "--issuer", server.url.absoluteString, "--client-id", client.0, "--client-secret-file",
+            try secretFile(vault, "secret", client.1!), "--verify-id-token", "--json",
+        ]
+        // The same claims, signed by a key the issuer never published.
+        let forger = try TestSigningKey(.rsa)
+        let parts = idToken.split(separator: ".")
+        let header = try TestSigningKey.part(["alg": "RS256", "kid": forger.keyID, "typ": "JWT"])
+        let forged =
+            "\(header).\(parts[1])." + TestTokens.base64URL(Data(try forger.sign(Array("\(header).\(parts[1])".utf8))))
+        let refused = try vault.run(options, input: try response(forged))
+        #expect(refused.status == 6)
+        #expect(refused.stderr.contains("ID token"), "\(refused.stderr)")
+        #expect(!refused.stderr.contains(String(parts[1])))
+        #expect((try vault.run(["list", "--json"]).json() as? [Any])?.isEmpty == true)
+
+        let stored = try vault.run(options, input: try response(idToken))
+        try stored.expectSuccess()
+        let id = try #require((try stored.json() as? [String: Any])?["id"] as? String)
+        let verified = try #require(try vault.run(["list", "--verified", "--json"]).json() as? [[String: Any]])
+        #expect(verified.compactMap { $0["id"] as? String } == [id])
+    }
+
     @Test func tenParallelTokenCommandsMakeOneRefresh() async throws {
         let server = try AuthorizationServer(.init(rotateRefreshTokens: true, reuseProtection: true))
         let vault = try CLIVault()

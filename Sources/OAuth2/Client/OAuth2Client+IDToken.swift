@@ -29,6 +29,23 @@ extension OAuth2Client {
         try await validateIDToken(idToken, nonce: nonce, subject: nil)
     }
 
+    /// `token` with its ID token validated as ``validateIDToken(_:nonce:)`` does, for a token that
+    /// did not come from this client's own grants (which validate already): one decoded from a raw
+    /// response with ``Token/init(response:context:issuedAt:)``, as `tokenvault import` reads it.
+    ///
+    /// - Parameters:
+    ///   - token: The token.
+    ///   - nonce: The nonce sent with the authorization request, if one was.
+    /// - Returns: The same token, its ID token marked verified.
+    /// - Throws: ``OAuth2Error/invalidIDToken(_:)`` naming the check that failed (also for a token
+    ///   without an ID token, since nothing could be verified), else the errors of ``jsonWebKeySet()``.
+    public func validatingIDToken(of token: Token, nonce: String? = nil) async throws -> Token {
+        guard token.idToken != nil else {
+            throw OAuth2Error.invalidIDToken(.malformed("the token has no ID token to verify"))
+        }
+        return try await validatingIDToken(of: token, nonce: nonce, subject: nil)
+    }
+
     /// `token` with its ID token validated; `token` itself when it has none.
     func validatingIDToken(of token: Token, nonce: String?, subject: String?) async throws -> Token {
         guard let idToken = token.idToken else { return token }

@@ -87,7 +87,11 @@ enum CommandTable {
             ], run: TokenCommands.login),
         CommandSpec(
             words: ["import"], arguments: "[FILE|-]", summary: "Store a token response (JSON) from a file or stdin",
-            options: tokenOptions, run: TokenCommands.importToken),
+            options: tokenOptions + [
+                .flag(
+                    "verify-id-token",
+                    "check the ID token with the issuer's keys first (else its claims are stored as unverified)")
+            ], run: TokenCommands.importToken),
         CommandSpec(
             words: ["list"], arguments: "", summary: "List stored tokens (no secrets)",
             options: [

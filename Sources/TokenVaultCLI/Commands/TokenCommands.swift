@@ -78,11 +78,12 @@ enum TokenCommands {
             ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: source))
         let client = try oauth2Client(arguments)
         let storing = try StoreOptions(arguments)
-        let token = try Token(
+        var token = try Token(
             response: data,
             context: Token.Context(
                 issuer: client.issuer, clientID: client.clientID, clientSecret: try clientSecret(arguments),
                 scopes: client.scopes))
+        if arguments.has("verify-id-token") { token = try await client.validatingIDToken(of: token) }
         _ = try context.openVault()
         try store(token, storing, context)
     }
