@@ -11,8 +11,8 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Warnings fail the build: the house rule is zero.
 BUILD_FLAGS := -Xswiftc -warnings-as-errors
 
-.PHONY: deps auth-server build test sanitize sanitize-address sanitize-thread stress fuzz fuzz-build demo demo-fleet \
-  bench format clean
+.PHONY: deps auth-server build test docs sanitize sanitize-address sanitize-thread stress fuzz fuzz-build demo \
+  demo-fleet bench format clean
 
 # Installs the C libraries when missing (sudo only when not root).
 deps:
@@ -37,6 +37,35 @@ build: deps
 test: deps auth-server
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	$(SWIFT) test --skip-build
+
+# The DocC archive of the library, $(DOCS_ARCHIVE), built with the toolchain's own docc (nothing is
+# fetched) from the symbol graph of the debug build's modules: the build `make build` makes, reused
+# as it is. `import TokenVault` re-exports the layers, so one graph of the umbrella module holds the
+# whole public API. A warning fails it, an unresolved ``Symbol`` link among them, and so does Swift
+# code in an article that no longer type-checks against the same modules.
+TOOLCHAIN_BIN = $(dir $(realpath $(shell command -v $(SWIFT))))
+DOCS_DIR := .build/docs
+DOCS_CATALOG := Sources/TokenVault/TokenVault.docc
+DOCS_ARCHIVE := $(DOCS_DIR)/TokenVault.doccarchive
+# The modules the umbrella re-exports, read from it, so the graph follows when a layer is added.
+DOCS_REEXPORTED = $(shell sed -n 's/^@_exported import //p' Sources/TokenVault/TokenVault.swift | paste -sd, -)
+# Where the built modules are ($$modules, set in the recipe) and the C modules under them, which
+# loading them needs; libpq's headers are not in the default search path.
+DOCS_MODULE_FLAGS = -I $$modules $(foreach map,$(wildcard Sources/C*/module.modulemap),-I $(dir $(map))) \
+  $(addprefix -Xcc ,$(shell pkg-config --cflags-only-I libpq))
+docs: deps
+	$(SWIFT) build $(BUILD_FLAGS) --target TokenVault
+	@set -e; modules=$$($(SWIFT) build --show-bin-path)/Modules; \
+	rm -rf $(DOCS_DIR)/symbol-graphs $(DOCS_ARCHIVE); mkdir -p $(DOCS_DIR)/symbol-graphs; \
+	$(TOOLCHAIN_BIN)swift-symbolgraph-extract -module-name TokenVault $(DOCS_MODULE_FLAGS) \
+	  -experimental-allowed-reexported-modules=$(DOCS_REEXPORTED) \
+	  -minimum-access-level public -skip-inherited-docs -emit-extension-block-symbols \
+	  -module-cache-path $(DOCS_DIR)/module-cache -output-dir $(DOCS_DIR)/symbol-graphs; \
+	SWIFTC=$(TOOLCHAIN_BIN)swiftc Scripts/check-doc-snippets.sh $(DOCS_CATALOG) $(DOCS_DIR)/snippets \
+	  $(DOCS_MODULE_FLAGS) -module-cache-path $(DOCS_DIR)/module-cache; \
+	$(TOOLCHAIN_BIN)docc convert $(DOCS_CATALOG) --additional-symbol-graph-dir $(DOCS_DIR)/symbol-graphs \
+	  --output-path $(DOCS_ARCHIVE) --warnings-as-errors
+	@echo "make docs: $(DOCS_ARCHIVE)"
 
 # The whole suite under AddressSanitizer (with LeakSanitizer), then under ThreadSanitizer: each
 # in its own build directory, so the normal build is untouched. Any report fails the run

@@ -10,8 +10,8 @@ import VaultStorage
 /// master key is wrapped in key slots opened by a passphrase (Argon2id), a key file, or both. All
 /// methods are safe to call from many tasks at once, and several processes may share one vault.
 ///
-/// The rows live in a ``VaultBackend``; everything above it (sealing, key slots' cryptography, the
-/// digests, policies) is the same whatever stores them.
+/// The rows live in a storage backend (the SQLite file, or a PostgreSQL schema); everything above
+/// it (sealing, key slots' cryptography, the digests, policies) is the same whatever stores them.
 ///
 /// ```swift
 /// let vault = try Vault.create(at: url, unlock: .passphrase("correct horse battery staple"))

@@ -2,8 +2,8 @@ internal import CSodium
 
 /// XChaCha20-Poly1305 authenticated encryption with associated data (libsodium's IETF variant).
 ///
-/// Shaped like CryptoKit's `ChaChaPoly`: ``seal(_:using:nonce:authenticating:)`` returns a
-/// ``SealedBox`` whose ``SealedBox/combined`` form is `nonce || ciphertext || tag`, and
+/// Shaped like CryptoKit's `ChaChaPoly`: ``seal(_:using:nonce:authenticating:)-([UInt8],_,_,_)``
+/// returns a ``SealedBox`` whose ``SealedBox/combined`` form is `nonce || ciphertext || tag`, and
 /// ``open(_:using:authenticating:)`` checks the tag before returning any plaintext. The 24-byte
 /// nonce is random by default, which is safe for any number of messages under one key.
 public enum XChaCha20Poly1305 {

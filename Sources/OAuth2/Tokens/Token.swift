@@ -241,7 +241,7 @@ public struct Token: Codable, Sendable, Equatable, CustomStringConvertible, Cust
 }
 
 extension Token {
-    /// What ``Token/revoke`` style calls remove at the server.
+    /// What a revocation removes at the server (`Credential.revoke(type:)`).
     public enum RevokeType: Sendable, Hashable {
         /// The refresh token (which revokes the grant at most servers), then the access token.
         case all
