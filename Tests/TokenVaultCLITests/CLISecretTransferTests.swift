@@ -142,6 +142,9 @@ import TokenVault
         #expect(try gnupg.decrypt(store.appendingPathComponent("top.gpg")) == "PW-top-3f9a\n")
         #expect(try fileMode(deploy) == 0o600)
         #expect(try !Data(contentsOf: deploy).contains(Data("deploy\"-77".utf8)))
+        // No plaintext or staging file is left in the store: only entries and its .gpg-id.
+        let files = FileManager.default.enumerator(atPath: store.path)?.compactMap { $0 as? String } ?? []
+        #expect(files.sorted() == [".gpg-id", "Work", "Work/CI", "Work/CI/deploy.gpg", "top.gpg"])
         let before = try Data(contentsOf: deploy)
         let refused = try run(vault, ["secret", "export", "--format", "pass", "--output", store.path])
         #expect(refused.status == 1 && refused.stderr.hasSuffix("already exists.\n"), "\(refused.stderr)")
