@@ -155,6 +155,13 @@ import TokenVault
         let bare = try run(vault, ["secret", "export", "--format", "pass", "--output", noRecipients.path])
         #expect(bare.status == 1 && bare.stderr.contains("No .gpg-id names the recipients"), "\(bare.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: noRecipients.path).isEmpty)
+        // gpg refuses a recipient it has no key for: the export stops before writing any entry.
+        let unknown = try passStore("unknown", [:])
+        try Data("nobody@example.invalid\n".utf8).write(to: unknown.appendingPathComponent(".gpg-id"))
+        let refusedByGPG = try run(vault, ["secret", "export", "--format", "pass", "--output", unknown.path])
+        #expect(refusedByGPG.status == 1, "\(refusedByGPG.stderr)")
+        #expect(refusedByGPG.stderr.hasPrefix("tokenvault: gpg could not encrypt "), "\(refusedByGPG.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: unknown.path) == [".gpg-id"])
     }
 
     @Test func importExportImportThroughBothFormatsGivesTheSameSecrets() throws {

@@ -79,6 +79,7 @@ enum SecretTransferCommands {
     private static func exportToPass(
         _ entries: [SecretTransferEntry], _ store: PasswordStore, replacing: Bool, _ context: CommandContext
     ) throws {
+        // A folder that is not there is no store (`pass init` makes one), not one to create.
         _ = try store.entryNames()
         let planned = try entries.map { entry in
             (entry: entry, file: try store.file(for: entry.name), recipients: try store.recipients(for: entry.name))

@@ -38,15 +38,24 @@ enum GnuPG {
         process.standardInput = input == nil ? FileHandle.nullDevice : stdin
         process.standardOutput = stdout
         process.standardError = stderr
+        // gpg may exit before it reads its input (an unknown recipient): writing then fails with
+        // EPIPE instead of ending this process with SIGPIPE, until the writer below is done.
+        let previous = signal(SIGPIPE, SIG_IGN)
+        defer { signal(SIGPIPE, previous) }
         try process.run()
         // Written and read on their own threads, so a value larger than a pipe's buffer cannot
         // leave gpg and this process each waiting for the other.
+        let written = DispatchSemaphore(value: 0)
         if let input {
             Thread {
-                stdin.fileHandleForWriting.write(input)
+                try? stdin.fileHandleForWriting.write(contentsOf: input)
                 try? stdin.fileHandleForWriting.close()
+                written.signal()
             }.start()
+        } else {
+            written.signal()
         }
+        defer { written.wait() }
         let errors = Captured()
         let reader = Thread { errors.set(stderr.fileHandleForReading.readDataToEndOfFile()) }
         reader.start()
