@@ -174,10 +174,12 @@ enum CommandTable {
             run: SecretCommands.list),
         CommandSpec(
             words: ["secret", "import"], arguments: "[PATH|-]",
-            summary: "Import secrets from a pass store (PATH, default $PASSWORD_STORE_DIR or ~/.password-store) "
-                + "or a KeePassXC CSV export (PATH or - for stdin): all or none",
+            summary: "Import secrets from a pass store or a KeePassXC CSV export, all or none",
             options: [
-                .choice("format", SecretFormat.self, value: "FORMAT", "what PATH holds"),
+                .choice(
+                    "format", SecretFormat.self, value: "FORMAT",
+                    "what PATH is: a pass store (default $PASSWORD_STORE_DIR or ~/.password-store) "
+                        + "or a KeePassXC CSV file (- for stdin)"),
                 .flag("replace", "replace secrets of the same name (else the import is refused, nothing written)"),
             ], run: SecretTransferCommands.importSecrets),
         CommandSpec(
