@@ -186,15 +186,21 @@ import TokenVault
         let piped = try CLIVault()
         let quiet = try run(piped, ["secret", "import", "--format", "pass", store.path])
         #expect(quiet.status == 0 && quiet.stderr.isEmpty, "progress reached a pipe: \(quiet.stderr)")
-        let vault = try CLIVault()
-        let terminal = try PseudoTerminal(
-            command:
-                "GNUPGHOME='\(gnupg.path)' '\(CLIProcess.executable.path)' secret import --format pass '\(store.path)' "
-                + vault.unlock.map { "'\($0)'" }.joined(separator: " "))
-        let screen = try terminal.waitForExit()
+        func importOnATerminal(redirecting: String = "") throws -> String {
+            let vault = try CLIVault()
+            let terminal = try PseudoTerminal(
+                command:
+                    "GNUPGHOME='\(gnupg.path)' '\(CLIProcess.executable.path)' secret import --format pass "
+                    + "'\(store.path)' \(vault.unlock.map { "'\($0)'" }.joined(separator: " ")) \(redirecting)")
+            return try terminal.waitForExit()
+        }
+        let screen = try importOnATerminal()
         #expect(screen.contains("Decrypting 2/2"), "\(screen)")
         #expect(screen.contains("Unlocking the vault (Argon2id)..."), "\(screen)")
         #expect(screen.contains("Imported 2 secrets") && screen.contains("EXIT=0"), "\(screen)")
         #expect(!screen.contains("PW-github-81c2") && !screen.contains("PW-aws-5d0e"))
+        // With stdout captured, stderr still on the terminal shows no progress either.
+        let captured = try importOnATerminal(redirecting: "> '\(work.file("stdout").path)'")
+        #expect(captured.contains("EXIT=0") && !captured.contains("Decrypting") && !captured.contains("Unlocking"))
     }
 }

@@ -17,9 +17,10 @@ struct Console: Sendable {
     /// Where the output goes; `nil` for this process's own stdout and stderr.
     var capture: Capture?
 
-    /// Standard error is a terminal: progress lines are worth printing there, and nowhere else
-    /// (a pipe, a file, the agent's capture).
-    var showsProgress: Bool { capture == nil && isatty(STDERR_FILENO) == 1 }
+    /// Both stdout and stderr are terminals: progress lines are worth printing on stderr. Never into
+    /// a pipe, a file or the agent's capture, and not while the output is being captured
+    /// (`$(tokenvault token)`), where a person is not watching the command.
+    var showsProgress: Bool { capture == nil && isatty(STDOUT_FILENO) == 1 && isatty(STDERR_FILENO) == 1 }
 
     func out(_ text: String) { write(Data((text + "\n").utf8)) }
 
