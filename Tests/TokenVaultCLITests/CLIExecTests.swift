@@ -83,12 +83,14 @@ import TokenVault
         let vault = try CLIVault()
         _ = try vaultWithTokenAndSecret(vault, secret: "value")
         let marker = vault.directory.file("trapped")
-        // `wait` returns as soon as a trapped signal comes; the background sleep is ended by the trap.
+        // The shell blocks in its own `read` on a FIFO it holds open, so it starts no process that
+        // could outlive it, and a trapped signal ends the `read` at once.
+        let fifo = vault.directory.file("fifo").path
         let script = """
-            trap 'kill $p; echo \(name) > "\(marker.path)"; exit 7' \(name)
-            sleep 1000 >/dev/null 2>&1 & p=$!
+            trap 'echo \(name) > "\(marker.path)"; exit 7' \(name)
+            mkfifo '\(fifo)' && exec 3<>'\(fifo)'
             echo ready
-            wait $p
+            read line <&3
             """
         let started = try startExec(vault, script)
         #expect(kill(started.0.processIdentifier, signal) == 0)
