@@ -73,7 +73,7 @@ public struct SecretStore: SecretStoring {
     ///     `false`, such a key fails the whole call and nothing is written.
     /// - Throws: ``SecretStoreError/alreadyExists(keys:)`` naming the taken keys when `replacing`
     ///   is `false`, ``SecretStoreError/vault(_:)`` with ``VaultError/invalidArgument(_:)`` for a
-    ///   key given twice, else what ``set(_:forKey:)-(Data,_)`` throws.
+    ///   key given twice, else what storing one item throws.
     public func set(_ items: [(key: String, data: Data)], replacing: Bool) throws {
         if !replacing {
             let taken = Set(try keys()).intersection(items.map(\.key))

@@ -24,6 +24,7 @@ public enum SecretTransferError: Error, Equatable, Sendable, LocalizedError {
     /// The file already exists and replacing was not asked for.
     case fileExists(String)
 
+    /// What went wrong, naming rows, columns, names and paths, never a value.
     public var errorDescription: String? {
         switch self {
         case .malformedCSV(let line, let reason): "The CSV is malformed on line \(line): \(reason)."
