@@ -5,8 +5,9 @@ SWIFT ?= swift
 # libpq-dev is the PostgreSQL client library; postgresql brings the server binaries (initdb, postgres)
 # the PostgreSQL tests and `make demo-fleet` start a throwaway server from. They never use the cluster
 # the package sets up. libssl-dev is for libcrypto alone, which checks RS256 and ES256 ID-token signatures.
-# git is for the tests of `tokenvault git-credential`, which run the real `git credential`.
-APT_PACKAGES := libsodium-dev libssl-dev libsqlite3-dev pkg-config libpq-dev postgresql git
+# git is for the tests of `tokenvault git-credential`, which run the real `git credential`; gnupg
+# for `tokenvault secret import|export --format pass`, which runs `gpg`, and its tests.
+APT_PACKAGES := libsodium-dev libssl-dev libsqlite3-dev pkg-config libpq-dev postgresql git gnupg
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Warnings fail the build: the house rule is zero.
 BUILD_FLAGS := -Xswiftc -warnings-as-errors

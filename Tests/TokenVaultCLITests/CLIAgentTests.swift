@@ -57,6 +57,29 @@ import TokenVault
         #expect(after.status == 2 && after.stderr.contains("no terminal to ask for a passphrase"), "\(after.stderr)")
     }
 
+    @Test func dockerCredentialIsServedThroughTheAgent() throws {
+        let vault = try CLIVault()
+        let agent = try AgentProcess(vault)
+        defer { agent.stop() }
+        let server = "https://registry.example.com"
+        let stored = try agent.run(
+            ["docker-credential", "store"],
+            input: #"{"ServerURL":"\#(server)","Username":"alice","Secret":"\#(Self.secretValue)"}"#)
+        #expect(stored.status == 0, "\(stored.stderr)")
+        let got = try agent.run(["docker-credential", "get"], input: server + "\n")
+        #expect(got.status == 0, "\(got.stderr)")
+        let answer = try #require(try got.json() as? [String: String])
+        #expect(answer == ["ServerURL": server, "Username": "alice", "Secret": Self.secretValue])
+        #expect(try agent.run(["docker-credential", "list"]).json() as? [String: String] == [server: "alice"])
+        let missing = try agent.run(["docker-credential", "get"], input: "https://other.example.com")
+        #expect(missing.status == 1 && missing.stdout == "credentials not found in native keychain\n")
+        #expect(!agent.log.contains(Self.secretValue))
+        // Locked, the same request has no passphrase to unlock with: it was the agent that served it.
+        try CLIProcess.run(["lock", "--vault", vault.path], environment: agent.environment).expectSuccess()
+        #expect(agent.waitUntilGone())
+        #expect(try agent.run(["docker-credential", "get"], input: server).status == 2)
+    }
+
     @Test func theSocketIs0600InAFolderOf0700AndOneAgentServesAVault() throws {
         let vault = try CLIVault()
         let agent = try AgentProcess(vault)

@@ -64,6 +64,49 @@ import TokenVault
         #expect(missing.stderr == "tokenvault: /no/such/program: No such file or directory\n")
     }
 
+    /// Starts `exec` with `script` as its program and returns once the program printed `ready`,
+    /// so a signal sent now finds it running.
+    func startExec(_ vault: CLIVault, _ script: String) throws -> (Process, Pipe, Pipe) {
+        let started = try CLIProcess.start(
+            vault.unlock + ["exec", "--env", "S=secret:stripe", "--", "/bin/sh", "-c", script])
+        var seen = Data()
+        while !seen.contains(Data("ready\n".utf8)) {
+            let chunk = started.1.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { break }
+            seen.append(chunk)
+        }
+        return started
+    }
+
+    @Test(arguments: [("TERM", SIGTERM), ("INT", SIGINT), ("HUP", SIGHUP)])
+    func aSignalSentToTokenvaultReachesTheProgramWhoseStatusIsPassedOn(name: String, signal: Int32) throws {
+        let vault = try CLIVault()
+        _ = try vaultWithTokenAndSecret(vault, secret: "value")
+        let marker = vault.directory.file("trapped")
+        // The shell blocks in its own `read` on a FIFO it holds open, so it starts no process that
+        // could outlive it, and a trapped signal ends the `read` at once.
+        let fifo = vault.directory.file("fifo").path
+        let script = """
+            trap 'echo \(name) > "\(marker.path)"; exit 7' \(name)
+            mkfifo '\(fifo)' && exec 3<>'\(fifo)'
+            echo ready
+            read line <&3
+            """
+        let started = try startExec(vault, script)
+        #expect(kill(started.0.processIdentifier, signal) == 0)
+        let result = CLIProcess.finish(started)
+        #expect(result.status == 7, "\(result.stderr)")
+        #expect(try String(contentsOf: marker, encoding: .utf8) == "\(name)\n")
+    }
+
+    @Test func aProgramEndedByAForwardedSignalGivesItsShellStatus() throws {
+        let vault = try CLIVault()
+        _ = try vaultWithTokenAndSecret(vault, secret: "value")
+        let started = try startExec(vault, "echo ready; exec sleep 1000")
+        #expect(kill(started.0.processIdentifier, SIGTERM) == 0)
+        #expect(CLIProcess.finish(started).status == 128 + SIGTERM)
+    }
+
     @Test func badBindingsAndMissingValuesStopBeforeTheProgramRuns() throws {
         let vault = try CLIVault()
         _ = try vaultWithTokenAndSecret(vault, secret: "value")

@@ -65,6 +65,7 @@ import Testing
         let screen = try passwd.waitForExit()
         #expect(screen.contains("EXIT=0"), "\(screen)")
         #expect(!screen.contains("typed new passphrase"))
+        #expect(screen.contains("Re-keying the vault"), "no progress line on the terminal: \(screen)")
         #expect(try vault.run(["secret", "list"]).status == 3, "the current passphrase is revoked")
         let typed = vault.directory.file("typed")
         try writePrivateFile("typed new passphrase\n", to: typed)

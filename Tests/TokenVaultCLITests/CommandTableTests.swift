@@ -56,6 +56,8 @@ import TokenVault
                 == true)
         #expect(reads["revoke"]?.contains("type") == true)
         #expect(reads["list"]?.isSuperset(of: ["where", "claim"]) == true)
+        #expect(reads["secret import"]?.isSuperset(of: ["format", "replace"]) == true)
+        #expect(reads["secret export"]?.isSuperset(of: ["format", "output", "force"]) == true)
     }
 
     @Test func aHandlerReadingAnOptionTheTableLacksIsCaught() async throws {

@@ -65,6 +65,26 @@ public struct SecretStore: SecretStoring {
         try translating { try vault.set(data, for: secretKey(key)) }
     }
 
+    /// Stores every item in one transaction: all of them are written, or none.
+    ///
+    /// - Parameters:
+    ///   - items: The keys and their bytes; each key at most once.
+    ///   - replacing: Whether an item already stored under one of the keys is replaced; when
+    ///     `false`, such a key fails the whole call and nothing is written.
+    /// - Throws: ``SecretStoreError/alreadyExists(keys:)`` naming the taken keys when `replacing`
+    ///   is `false`, ``SecretStoreError/vault(_:)`` with ``VaultError/invalidArgument(_:)`` for a
+    ///   key given twice, else what storing one item throws.
+    public func set(_ items: [(key: String, data: Data)], replacing: Bool) throws {
+        if !replacing {
+            let taken = Set(try keys()).intersection(items.map(\.key))
+            guard taken.isEmpty else { throw SecretStoreError.alreadyExists(keys: taken.sorted()) }
+        }
+        // The vault checks again inside its transaction, for a writer that came in between.
+        try translating {
+            try vault.set(try items.map { (key: try secretKey($0.key), value: $0.data) }, replacing: replacing)
+        }
+    }
+
     /// The text stored under `key`.
     ///
     /// - Parameter key: The key.

@@ -14,6 +14,8 @@ public enum SecretStoreError: Error, Equatable, Sendable, LocalizedError {
     case authenticationFailed
     /// The item holds bytes that are not UTF-8 text, read as a string.
     case typeMismatch
+    /// Items are already stored under these keys, and the call was not to replace them.
+    case alreadyExists(keys: [String])
     /// Any other vault error, kept as the cause.
     case vault(VaultError)
 
@@ -24,6 +26,9 @@ public enum SecretStoreError: Error, Equatable, Sendable, LocalizedError {
         case .interactionRequired: "This item needs user authentication before it can be read."
         case .authenticationFailed: "The authentication proof was wrong."
         case .typeMismatch: "The item does not hold UTF-8 text."
+        case .alreadyExists(let keys):
+            "Already stored: \(keys.prefix(10).joined(separator: ", "))"
+                + (keys.count > 10 ? " and \(keys.count - 10) more" : "") + "; nothing was written."
         case .vault(let error): error.localizedDescription
         }
     }

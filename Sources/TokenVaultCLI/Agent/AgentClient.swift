@@ -9,14 +9,16 @@ enum AgentClient {
     /// The commands the agent runs; every other command unlocks the vault itself.
     static let servedCommands: Set<String> = [
         "secret get", "secret set", "secret rm", "secret list", "list", "token", "show", "git-credential",
+        "docker-credential",
     ]
 
     /// Has the agent run `command`, when it serves the vault.
     ///
     /// - Returns: The agent's reply, or `nil` when no agent serves the vault (a stale socket is
     ///   removed on the way), it declined, or the command is not one it runs: the caller then
-    ///   runs the command itself. What `secret set` and `git-credential` read (the value, git's
-    ///   request on stdin) is read here either way and left in `context`, so it is read once.
+    ///   runs the command itself. What `secret set` and the credential helpers read (the value,
+    ///   git's or Docker's request on stdin) is read here either way and left in `context`, so it
+    ///   is read once.
     /// - Throws: ``AgentStopped`` when the agent took the request and stopped before answering
     ///   (the command may have run, so it is not run again).
     static func forward(
@@ -28,7 +30,7 @@ enum AgentClient {
         if command.name == "secret set" {
             let name = try context.arguments.positional(0, "the secret's name")
             context.input = try SecretCommands.value(context.arguments, name: name)
-        } else if command.name == "git-credential" {
+        } else if command.name == "git-credential" || command.name == "docker-credential" {
             context.input = FileHandle.standardInput.readDataToEndOfFile()
         }
         let request = AgentMessage.Request(

@@ -123,7 +123,10 @@ struct CommandContext: Sendable {
     /// Opens the vault and makes it `Credential`'s storage, which is how `main` finds it to close
     /// before exiting.
     private func open(_ location: VaultLocation, _ unlock: VaultUnlock) throws -> (Vault, VaultUnlock) {
-        console.progress("Unlocking the vault...")
+        switch unlock {
+        case .keyFile: console.progress("Unlocking the vault...")
+        case .passphrase, .composite: console.progress("Unlocking the vault (Argon2id)...")
+        }
         let vault = try location.open(unlock: unlock, configuration: configuration)
         try Credential.use(vault)
         return (vault, unlock)

@@ -177,5 +177,26 @@ enum CommandTable {
         CommandSpec(
             words: ["secret", "list"], arguments: "", summary: "List secret names", options: [],
             run: SecretCommands.list),
+        CommandSpec(
+            words: ["secret", "import"], arguments: "[PATH|-]",
+            summary: "Import secrets from a pass store or a KeePassXC CSV export, all or none",
+            options: [
+                .choice(
+                    "format", SecretFormat.self, value: "FORMAT",
+                    "what PATH is: a pass store (default $PASSWORD_STORE_DIR or ~/.password-store) "
+                        + "or a KeePassXC CSV file (- for stdin)"),
+                .flag("replace", "replace secrets of the same name (else the import is refused, nothing written)"),
+            ], run: SecretTransferCommands.importSecrets),
+        CommandSpec(
+            words: ["secret", "export"], arguments: "",
+            summary: "Export every secret, in clear as a KeePassXC CSV or encrypted into a pass store",
+            options: [
+                .choice("format", SecretFormat.self, value: "FORMAT", "what to write"),
+                OptionSpec(
+                    name: "output", value: "PATH",
+                    help: "keepassxc-csv: a new 0600 file instead of stdout; pass: the store "
+                        + "(default $PASSWORD_STORE_DIR or ~/.password-store, with its .gpg-id)"),
+                .flag("force", "overwrite files that exist (else refused, nothing written)"),
+            ], run: SecretTransferCommands.exportSecrets),
     ]
 }

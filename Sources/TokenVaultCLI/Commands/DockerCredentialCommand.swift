@@ -29,9 +29,9 @@ enum DockerCredentialCommand {
         guard let operation = Operation(rawValue: word) else {
             throw UsageError("docker-credential needs one of: " + Operation.choices.joined(separator: ", "))
         }
-        let input = FileHandle.standardInput.readDataToEndOfFile()
-        let (vault, _) = try context.openVault()
-        let store = HelperCredentialStore(vault: vault, helper: "docker")
+        // Read by the agent's client when an agent serves the vault.
+        let input = context.input ?? FileHandle.standardInput.readDataToEndOfFile()
+        let store = HelperCredentialStore(vault: try context.unlockedVault(), helper: "docker")
         let serverURL = String(decoding: input, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         switch operation {
         case .get:

@@ -29,6 +29,7 @@ enum VaultCommands {
         let (vault, current) = try context.openVault()
         let newKeyFile = arguments.value("new-key-file").map(URL.init(fileURLWithPath:))
         let new = try context.newUnlock(passphrase, keyFile: newKeyFile)
+        context.console.progress("Re-keying the vault (Argon2id for the new unlock, every record re-sealed)...")
         try vault.changeUnlock(from: current, to: new)
         context.console.out("Changed the unlock of \(try context.vaultLocation().displayName)")
     }
@@ -44,6 +45,7 @@ enum VaultCommands {
         }
         let unlock = try context.newUnlock(passphrase, keyFile: newKeyFile)
         let groups = arguments.all("access-group")
+        context.console.progress("Making the key slot (Argon2id)...")
         try vault.addUnlock(
             unlock, keyDerivation: (try arguments.choice("kdf", as: KDFPreset.self) ?? .moderate).keyDerivation,
             accessGroups: groups.isEmpty ? nil : Set(groups))
@@ -73,6 +75,7 @@ enum VaultCommands {
         case (nil, let keyFile?): unlock = .keyFile(keyFile)
         case (nil, nil): throw UsageError("name the slot to remove with --slot-key-file and/or --slot-passphrase-file")
         }
+        context.console.progress("Re-keying the vault (every record re-sealed)...")
         try vault.removeUnlock(unlock)
         context.console.out("Removed the key slot")
     }

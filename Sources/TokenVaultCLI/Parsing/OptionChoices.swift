@@ -36,3 +36,11 @@ enum RevocationChoice: String, OptionChoice {
 
 /// `--accessibility`: the library's classes, spelled as they are in Swift.
 extension Accessibility: OptionChoice {}
+
+/// `secret import|export --format`: the password managers secrets move in from and out to.
+enum SecretFormat: String, OptionChoice {
+    /// A `pass` store: a folder of `NAME.gpg` files.
+    case pass
+    /// KeePassXC's CSV export.
+    case keepassxcCSV = "keepassxc-csv"
+}

@@ -10,8 +10,9 @@ enum ChildProgram {
     /// Runs `arguments[0]` (looked up on `PATH`) with `environment` as its whole environment.
     ///
     /// The environment is copied into one block of secure memory, wiped once the program has
-    /// ended. While the program runs, this process ignores SIGINT and SIGQUIT (the terminal
-    /// sends them to the program too), and the program starts with them at their defaults.
+    /// ended. While the program runs, this process passes SIGTERM, SIGINT and SIGHUP other
+    /// processes send it on to the program (``SignalForwarding``) and ignores SIGQUIT (the
+    /// terminal sends it to the program too); the program starts with every signal at its default.
     ///
     /// - Parameters:
     ///   - arguments: The program and its arguments.
@@ -70,11 +71,13 @@ enum ChildProgram {
         sigemptyset(&unblocked)
         posix_spawnattr_setsigmask(&attributes, &unblocked)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-        signal(SIGINT, SIG_IGN)
+        SignalForwarding.install()
         signal(SIGQUIT, SIG_IGN)
         var pid: pid_t = 0
         let error = posix_spawnp(&pid, argv[0]!, nil, &attributes, &argv, &envp)
-        return error == 0 ? .started(pid) : .failed(errno: error)
+        guard error == 0 else { return .failed(errno: error) }
+        SignalForwarding.started(pid)
+        return .started(pid)
     }
 
     private static func wait(for pid: pid_t) -> Int32 {

@@ -133,6 +133,34 @@ extension Vault {
         }
     }
 
+    /// Stores every value under its key in one transaction: all of them are written, or none.
+    ///
+    /// - Parameters:
+    ///   - values: The keys and values; each key at most once.
+    ///   - replacing: Whether a value already stored under one of the keys is replaced; when
+    ///     `false`, such a key fails the whole call and nothing is written.
+    /// - Throws: ``VaultError/invalidArgument(_:)`` for a key given twice,
+    ///   ``VaultError/alreadyExists(_:)`` (naming how many keys are taken, not which) when
+    ///   `replacing` is `false` and a key is taken, and what ``set(_:for:)`` throws.
+    public func set<Value: Codable & Sendable>(
+        _ values: [(key: SecretKey<Value>, value: Value)], replacing: Bool
+    ) throws {
+        guard Set(values.map(\.key)).count == values.count else {
+            throw VaultError.invalidArgument("a key is given twice")
+        }
+        let encoded = try values.map { (key: $0.key, value: try Self.encode($0.value)) }
+        for group in Set(values.compactMap(\.key.policy.accessGroup)) { try Self.checkGroupName(group) }
+        let needsDevice = values.contains { $0.key.policy.accessibility.isDeviceBound }
+        let device = needsDevice ? try deviceSecret(creating: true) : nil
+        try write(rerunnable: true) { transaction in
+            if !replacing {
+                let taken = try encoded.filter { try transaction.row(lookup: lookup($0.key, transaction.keys)) != nil }
+                guard taken.isEmpty else { throw VaultError.alreadyExists("\(taken.count) of the keys") }
+            }
+            for (key, value) in encoded { try store(value, for: key, device: device, in: &transaction) }
+        }
+    }
+
     // MARK: Internals
 
     private func lookup<Value>(_ key: SecretKey<Value>, _ keys: KeyRing) -> [UInt8] {
