@@ -54,7 +54,8 @@ let package = Package(
         .executableTarget(name: "FuzzTokenRecord", dependencies: ["FuzzTargets"], path: "Fuzz/FuzzTokenRecord"),
 
         .target(
-            name: "TestSupport", dependencies: ["TokenVault", "VaultStorage", "Locking"], path: "Tests/TestSupport",
+            name: "TestSupport", dependencies: ["TokenVault", "VaultCore", "VaultStorage", "Locking"],
+            path: "Tests/TestSupport",
             resources: [.copy("Resources")]),
         .executableTarget(
             name: "VaultTestWorker", dependencies: ["TokenVault", "VaultCore", "Locking"], path: "Tests/VaultTestWorker"

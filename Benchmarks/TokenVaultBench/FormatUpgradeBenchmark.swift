@@ -82,7 +82,7 @@ struct FormatUpgradeBenchmark {
 
     /// The upgrade's table.
     static func table(_ result: Result) -> TextTable {
-        var table = TextTable(["format 2 -> 4 upgrade", "\(Format.count(Double(result.tokens))) tokens"])
+        var table = TextTable(["format 2 -> 5 upgrade", "\(Format.count(Double(result.tokens))) tokens"])
         table.add(["Vault.open (key file) of the format 2 vault", Format.duration(nanoseconds: result.openNs)])
         table.add([
             "upgrade: VaultTokenStorage(vault:), one transaction", Format.duration(nanoseconds: result.upgradeNs),

@@ -55,7 +55,7 @@ extension CredentialTests {
 
         try Credential.use(vault)
         let report = try vault.verify()
-        #expect(report.formatVersion == 4)
+        #expect(report.formatVersion == 5)
         #expect(report.recordCount == 6 && report.authenticatedRecordCount == 6)
         let found = try Credential.find(tags: ["fixture": "yes"])
         #expect(found.map(\.token.accessToken) == ["fixture-access-token"])
@@ -67,8 +67,9 @@ extension CredentialTests {
     }
 
     /// A vault written by format version 3 (every record filed in `record_index`): opening it adds
-    /// the empty `terms` column and the index's mark and nothing else, its token is found through
-    /// the index, and a new token's entries are found too.
+    /// the empty `terms` column and the index's mark, moves the digest into its row of `records`,
+    /// and changes nothing else; its token is found through the index, and a new token's entries
+    /// are found too.
     @Test func opensTheCommittedFormatVersion3FixtureAndAddsTheIndexMark() throws {
         let scratch = TemporaryDirectory()
         let url = try Fixtures.copy("format-v3.vault", to: scratch)
@@ -78,7 +79,8 @@ extension CredentialTests {
         #expect(try raw.integer("SELECT count(*) FROM sqlite_master WHERE name = 'record_index_state'") == 0)
 
         let vault = try Vault.open(at: url, unlock: .keyFile(keyFile))
-        #expect(try raw.integer("SELECT format_version FROM vault_header") == 4)
+        #expect(try raw.integer("SELECT format_version FROM vault_header") == 5)
+        #expect(try raw.sealedDigest() != nil)
         #expect(try raw.records() == before)
         #expect(try vault.verify().authenticatedRecordCount == 6)
 

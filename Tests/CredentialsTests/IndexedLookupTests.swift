@@ -160,7 +160,7 @@ import TokenVault
         #expect(try scoped.metadata(taggedWith: ["team": "a"]).isEmpty)  // read by opening, and not its group's
 
         let full = try VaultTokenStorage(vault: Vault.open(at: url, unlock: .keyFile(keyFile)))
-        #expect(try raw.integer("SELECT format_version FROM vault_header") == 4)
+        #expect(try raw.integer("SELECT format_version FROM vault_header") == 5)
         #expect(try full.metadata(taggedWith: ["team": "a"]).map(\.id) == [token.id])
     }
 
@@ -180,8 +180,8 @@ import TokenVault
         #expect(before.count == tokens.count)
 
         let storage = try VaultTokenStorage(vault: vault)
-        #expect(try RawVaultFile(url).integer("SELECT format_version FROM vault_header") == 4)
-        #expect(try vault.verify().formatVersion == 4)
+        #expect(try RawVaultFile(url).integer("SELECT format_version FROM vault_header") == 5)
+        #expect(try vault.verify().formatVersion == 5)
         let after = try storage.allMetadata()
         #expect(after.count == before.count)
         for metadata in after {
@@ -262,10 +262,13 @@ import TokenVault
         #expect(try raw.records() == before)
         #expect(try raw.integer("SELECT format_version FROM vault_header") == 2)
         #expect(try raw.integer("SELECT count(*) FROM sqlite_master WHERE name LIKE 'record_index%'") == 0)
+        #expect(try raw.sealedDigest() == nil)  // still in the `integrity` table of format version 2
 
         let storage = try VaultTokenStorage(vault: vault)
-        #expect(try raw.integer("SELECT format_version FROM vault_header") == 4)
-        #expect(try vault.verify().formatVersion == 4)
+        #expect(try raw.integer("SELECT format_version FROM vault_header") == 5)
+        #expect(try raw.integer("SELECT count(*) FROM sqlite_master WHERE name = 'integrity'") == 0)
+        #expect(try raw.sealedDigest() != nil)
+        #expect(try vault.verify().formatVersion == 5)
         let found = try storage.metadata(taggedWith: ["fixture": "yes"])
         #expect(found.map(\.subject) == ["fixture@example.com"])
         #expect(try storage.metadata(claim: "sub", equals: "fixture@example.com").map(\.id) == found.map(\.id))

@@ -25,7 +25,7 @@ import VaultCore
         try storage.addAllForBenchmarking(Array(tokens[3...]))
 
         let report = try vault.verify()
-        #expect(report.formatVersion == 4)
+        #expect(report.formatVersion == 5)
         #expect(report.authenticatedRecordCount == report.recordCount)
         #expect(Set(try storage.allIDs()) == Set(tokens.map(\.token.id)))
         #expect(try storage.metadata(taggedWith: ["user": "user-3"]).map(\.id) == [tokens[3].token.id])
@@ -46,7 +46,7 @@ import VaultCore
         let reopened = try Vault.open(at: url, unlock: .keyFile(keyFile))
         let storage = try VaultTokenStorage(vault: reopened)
         let report = try reopened.verify()
-        #expect(report.formatVersion == 4)
+        #expect(report.formatVersion == 5)
         #expect(report.authenticatedRecordCount == report.recordCount)
         #expect(try storage.metadata(taggedWith: ["user": "user-2"]).map(\.id) == [tokens[2].token.id])
         #expect(try storage.token(id: tokens[1].token.id, prompt: nil, authenticationContext: nil) == tokens[1].token)

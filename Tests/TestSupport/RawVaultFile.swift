@@ -1,4 +1,5 @@
 import Foundation
+import VaultCore
 import VaultStorage
 
 /// Direct SQL access to a vault file, as an attacker with write access to the file has it:
@@ -54,11 +55,12 @@ public final class RawVaultFile: Sendable {
         return raw
     }
 
-    /// Every record row.
+    /// Every record row (not the digest row, which is no record).
     public func records() throws -> [Record] {
         try database.read { db in
             try db.query(
-                "SELECT record_id, kind, lookup, version, policy, sealed, domain FROM records ORDER BY record_id"
+                "SELECT record_id, kind, lookup, version, policy, sealed, domain FROM records WHERE record_id <> ? "
+                    + "ORDER BY record_id", [.blob(SQLiteRecordStore.digestRowID)]
             ) {
                 Record(
                     id: $0.blob(0), kind: $0.integer(1), lookup: $0.isNull(2) ? nil : $0.blob(2), domain: $0.blob(6),
@@ -173,6 +175,27 @@ public final class RawVaultFile: Sendable {
 
     private static func hashes(in terms: [UInt8]) -> [[UInt8]] {
         stride(from: 0, to: terms.count - terms.count % 16, by: 16).map { Array(terms[$0..<$0 + 16]) }
+    }
+
+    /// The sealed vault-wide digest: the digest row of `records` (format version 5 and later).
+    public func sealedDigest() throws -> [UInt8]? {
+        try database.read { db in
+            try db.queryFirst("SELECT sealed FROM records WHERE record_id = ?", [.blob(SQLiteRecordStore.digestRowID)])
+            {
+                $0.blob(0)
+            }
+        }
+    }
+
+    /// Replaces the sealed bytes of the digest row.
+    public func setSealedDigest(_ sealed: [UInt8]) throws {
+        try execute(
+            "UPDATE records SET sealed = ? WHERE record_id = ?", .blob(sealed), .blob(SQLiteRecordStore.digestRowID))
+    }
+
+    /// Deletes the digest row.
+    public func deleteSealedDigest() throws {
+        try execute("DELETE FROM records WHERE record_id = ?", .blob(SQLiteRecordStore.digestRowID))
     }
 
     /// Reads one integer.

@@ -194,10 +194,36 @@ import VaultStorage
             #expect(id.lexicographicallyPrecedes(previous) == false && id != previous)
             previous = id
         }
-        // With the counter half at its largest, a new id is random, and still new.
-        try write { try $0.insert(Self.row(id: 0xff)) }
+        // With the counter half at its largest, a new id is random, and still new. (Sixteen 0xFF
+        // bytes are the digest row's id, which no record has.)
+        let largest = [UInt8](repeating: 0xff, count: 8) + [UInt8](repeating: 0, count: 8)
+        try write { store in
+            try store.insert(
+                RecordRow(
+                    id: largest, kind: .keyValueItem, lookup: nil, domainID: [UInt8](repeating: 0xd0, count: 16),
+                    policyCode: 0, version: 1, sealed: [1], scope: nil))
+        }
         let random = try write { try $0.nextRecordID() }
-        #expect(random.count == 16 && random != [UInt8](repeating: 0xff, count: 16))
+        #expect(random.count == 16 && random != largest && random != SQLiteRecordStore.digestRowID)
+    }
+
+    /// The vault-wide digest is a row of `records` after every record id, which no query of
+    /// records returns and no new id reaches.
+    @Test func theDigestRowIsNoRecord() throws {
+        try write { store in
+            try store.setSealedDigest([1, 2], scope: nil)
+            try store.insert(Self.row(id: 0x10, kind: .token, lookup: 0xa1))
+        }
+        #expect(try read { try $0.rows() } == [Self.row(id: 0x10, kind: .token, lookup: 0xa1)])
+        #expect(try read { try $0.row(id: SQLiteRecordStore.digestRowID) } == nil)
+        #expect(try read { try $0.versions(kind: .token) }.map(\.id) == [Self.row(id: 0x10).id])
+        #expect(try read { try $0.sizes(kind: .token) }.count == 1)
+        let next = try write { try $0.nextRecordID() }
+        #expect(Array(next.prefix(8)) == [UInt8](repeating: 0x10, count: 7) + [0x11])
+        try write { try $0.setSealedDigest([3], scope: nil) }
+        #expect(try read { try $0.sealedDigest(scope: nil) } == [3])
+        let raw = try RawVaultFile(directory.file("records.db"))
+        #expect(try raw.integer("SELECT count(*) FROM records") == 2)
     }
 
     /// A token row as the vault writes it, with an id from the store, and its 6 index entries, one

@@ -181,7 +181,7 @@ struct Profile: Codable, Sendable, Equatable {
         #expect(report.recordCount == 9)
         #expect(report.authenticatedRecordCount == 9)
         #expect(report.generation == 11)
-        #expect(report.formatVersion == 4)
+        #expect(report.formatVersion == 5)
     }
 
     @Test(arguments: VaultKind.all)

@@ -317,10 +317,10 @@ import TokenVault
 
     @Test func aNewerFormatIsRefused() throws {
         let (_, url) = try TestVaults.onDisk(in: directory)
-        try RawVaultFile(url).execute("UPDATE vault_header SET format_version = 5")
+        try RawVaultFile(url).execute("UPDATE vault_header SET format_version = 6")
         #expect(
             throws: VaultError.unsupportedFormat(
-                "format version 5 is newer than this library supports (4); upgrade TokenVault")
+                "format version 6 is newer than this library supports (5); upgrade TokenVault")
         ) { try Vault.open(at: url, unlock: VaultKind.unlock) }
     }
 

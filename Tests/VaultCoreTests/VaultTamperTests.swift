@@ -126,9 +126,13 @@ import TokenVault
         try raw.execute("UPDATE records SET policy = 0")  // claims whenUnlocked
         #expect(integrityError { _ = try vault.get(key) })
         try raw.execute("UPDATE records SET policy = ?", .integer(record.policy))
-        try raw.execute("UPDATE records SET record_id = ?", .blob([UInt8](repeating: 7, count: 16)))
+        try raw.execute(
+            "UPDATE records SET record_id = ? WHERE record_id = ?", .blob([UInt8](repeating: 7, count: 16)),
+            .blob(record.id))
         #expect(integrityError { _ = try vault.get(key) })
-        try raw.execute("UPDATE records SET record_id = ?", .blob(record.id))
+        try raw.execute(
+            "UPDATE records SET record_id = ? WHERE record_id = ?", .blob(record.id),
+            .blob([UInt8](repeating: 7, count: 16)))
         #expect(try vault.get(key) == "v")
     }
 
@@ -297,13 +301,13 @@ import TokenVault
         let (vault, url) = try TestVaults.onDisk(in: directory)
         try vault.set("v", for: SecretKey<String>("k"))
         let raw = try RawVaultFile(url)
-        var digest = try #require(try raw.blob("SELECT sealed FROM integrity"))
+        var digest = try #require(try raw.sealedDigest())
         digest[30] ^= 1
-        try raw.execute("UPDATE integrity SET sealed = ?", .blob(digest))
+        try raw.setSealedDigest(digest)
         #expect(integrityError { try vault.set("w", for: SecretKey<String>("k")) })
         #expect(integrityError { _ = try vault.verify() })
         #expect(try vault.get(SecretKey<String>("k")) == "v")
-        try raw.execute("DELETE FROM integrity")
+        try raw.deleteSealedDigest()
         #expect(integrityError { _ = try vault.verify() })
     }
 

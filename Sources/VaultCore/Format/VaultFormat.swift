@@ -5,8 +5,10 @@ enum VaultFormat {
     /// current version, which indexes token records and seals them in the compact encoding, by the
     /// first full-access use of their tokens (see ``Vault/upgradeTokenRecords(_:)``). Version 3
     /// files, indexed but without version 4's `terms` column and index mark (the latest records keep
-    /// their term hashes in their own row until filed), gain both when opened.
-    static let currentVersion = 4
+    /// their term hashes in their own row until filed), gain both when opened; version 3 and 4
+    /// files also move their vault-wide digest from the `integrity` table into version 5's digest
+    /// row of `records`, on the page new records are written to, when opened.
+    static let currentVersion = 5
     /// The layout of the associated data of records, digests and key-slot wraps: unchanged since
     /// format version 2, so an upgrade re-seals only the token records it re-encodes.
     static let sealingVersion = 2

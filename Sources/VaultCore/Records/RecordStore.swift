@@ -1,6 +1,7 @@
 /// Where a vault's records, their index and their sealed integrity digests are read and written:
-/// the one owner of the `records`, `record_index` (with its state), `integrity` and
-/// `group_integrity` tables.
+/// the one owner of the `records`, `record_index` (with its state) and `group_integrity` tables,
+/// and of wherever the backend keeps the vault-wide digest (a file: a row of `records` that no
+/// query of records returns; a server: its `integrity` table).
 ///
 /// A store deals in rows and opaque bytes only. It never seals, opens or hashes anything, and never
 /// sees a key: sealing is ``RecordRow``'s job, and keeping the digests in step with the rows is

@@ -1,7 +1,13 @@
 import VaultStorage
 
 /// The record store of a vault file: every statement that reads or writes the `records`,
-/// `record_index`, `record_index_state`, `integrity` and `group_integrity` tables is in this file.
+/// `record_index`, `record_index_state`, `group_integrity` and (before format version 5)
+/// `integrity` tables is in this file.
+///
+/// From format version 5 the vault-wide sealed digest is a row of `records` itself, the digest row,
+/// whose id sorts after every record id: a commit rewrites the digest on the table's last page,
+/// which a new record (ids count up) dirties anyway, instead of on a page of its own. Every query of
+/// records leaves that row out.
 ///
 /// It wraps one connection inside one transaction, so, like the connection, it is not `Sendable`.
 package struct SQLiteRecordStore: RecordStore {
@@ -15,6 +21,20 @@ package struct SQLiteRecordStore: RecordStore {
     }
 
     private static let columns = "record_id, kind, lookup, domain, policy, version, sealed, scope"
+
+    /// The id of the digest row: 16 bytes of 0xFF, above every id ``nextRecordID()`` hands out.
+    package static let digestRowID = [UInt8](repeating: 0xFF, count: VaultFormat.idByteCount)
+
+    /// The digest row's id as an SQL literal, so queries that must leave it out compare with a
+    /// constant.
+    static let digestRowIDLiteral = "x'" + String(repeating: "FF", count: VaultFormat.idByteCount) + "'"
+
+    /// What the digest row holds besides its sealed bytes: no kind of ``RecordKind`` (so no query by
+    /// kind meets it), no look-up tag, no terms, and a version that never changes, so its
+    /// `records_by_kind` entry is written once.
+    static let digestRowInsert =
+        "INSERT INTO records (record_id, kind, lookup, domain, policy, version, sealed) "
+        + "VALUES (\(digestRowIDLiteral), 0, NULL, x'', 0, 0, ?)"
 
     // MARK: Records
 
@@ -31,12 +51,16 @@ package struct SQLiteRecordStore: RecordStore {
 
     /// The row with a record id (the primary key).
     package func row(id: [UInt8]) throws -> RecordRow? {
-        try db.queryFirst("SELECT \(Self.columns) FROM records WHERE record_id = ?", [.blob(id)], row: Self.row)
+        try db.queryFirst(
+            "SELECT \(Self.columns) FROM records WHERE record_id = ? AND record_id < \(Self.digestRowIDLiteral)",
+            [.blob(id)], row: Self.row)
     }
 
     /// Every row, in record id order (the table's own order, so no sort).
     package func rows() throws -> [RecordRow] {
-        try db.query("SELECT \(Self.columns) FROM records ORDER BY record_id", row: Self.row)
+        try db.query(
+            "SELECT \(Self.columns) FROM records WHERE record_id < \(Self.digestRowIDLiteral) ORDER BY record_id",
+            row: Self.row)
     }
 
     /// Every row of one kind, in record id order (the order of the `records_by_kind` index).
@@ -225,9 +249,14 @@ package struct SQLiteRecordStore: RecordStore {
             [.blob(id)])
     }
 
+    /// The largest id below the digest row's: the last key before it, one descent of the tree.
     private func largestRecordID() throws -> [UInt8]? {
-        try db.queryFirst("SELECT max(record_id) FROM records") { $0.isNull(0) ? nil : $0.blob(0) } ?? nil
+        try db.queryFirst(Self.largestRecordIDQuery) { $0.blob(0) }
     }
+
+    /// The statement of ``largestRecordID()``, which the index's mark starts from too.
+    static let largestRecordIDQuery =
+        "SELECT record_id FROM records WHERE record_id < \(digestRowIDLiteral) ORDER BY record_id DESC LIMIT 1"
 
     /// How many index entries one batch insert takes (two parameters each, well under SQLite's limit).
     private static let indexEntriesPerInsert = 256
@@ -238,28 +267,42 @@ package struct SQLiteRecordStore: RecordStore {
 
     // MARK: Sealed digests
 
-    /// Reads `integrity` (vault-wide) or `group_integrity` (one group).
+    /// Reads the digest row (vault-wide; the `integrity` table in a file older than format
+    /// version 5) or `group_integrity` (one group).
     package func sealedDigest(scope: [UInt8]?) throws -> [UInt8]? {
         if let scope {
             return try db.queryFirst("SELECT sealed FROM group_integrity WHERE scope = ?", [.blob(scope)]) {
                 $0.blob(0)
             }
         }
+        if let sealed = try db.queryFirst(
+            "SELECT sealed FROM records WHERE record_id = \(Self.digestRowIDLiteral)", row: { $0.blob(0) })
+        {
+            return sealed
+        }
+        guard try SQLiteSchema.hasDigestTable(db) else { return nil }
         return try db.queryFirst("SELECT sealed FROM integrity WHERE singleton = 1") { $0.blob(0) }
     }
 
-    /// Upserts into `integrity` (vault-wide) or `group_integrity` (one group).
+    /// Rewrites the digest row (vault-wide; the `integrity` table in a file older than format
+    /// version 5, which has no digest row), or upserts into `group_integrity` (one group).
     package func setSealedDigest(_ sealed: [UInt8], scope: [UInt8]?) throws {
         if let scope {
             try db.run(
                 "INSERT INTO group_integrity (scope, sealed) VALUES (?, ?) "
                     + "ON CONFLICT (scope) DO UPDATE SET sealed = excluded.sealed",
                 [.blob(scope), .blob(sealed)])
-        } else {
+            return
+        }
+        try db.run("UPDATE records SET sealed = ? WHERE record_id = \(Self.digestRowIDLiteral)", [.blob(sealed)])
+        guard db.changes == 0 else { return }
+        if try SQLiteSchema.hasDigestTable(db) {
             try db.run(
                 "INSERT INTO integrity (singleton, sealed) VALUES (1, ?) "
                     + "ON CONFLICT (singleton) DO UPDATE SET sealed = excluded.sealed",
                 [.blob(sealed)])
+        } else {
+            try db.run(Self.digestRowInsert, [.blob(sealed)])
         }
     }
 

@@ -3,8 +3,9 @@ import VaultStorage
 /// The tables of a vault file: creates them for a new vault, reads (and prepares for migration)
 /// the header of an existing one, and adds what each format version brought to an older file.
 enum SQLiteSchema {
-    /// Version 4. Every column except ids, kinds, versions, epochs, scope ids, keyed hashes of index
-    /// terms, KDF costs, slot public keys and sizes is sealed.
+    /// Version 5. Every column except ids, kinds, versions, epochs, scope ids, keyed hashes of index
+    /// terms, KDF costs, slot public keys and sizes is sealed. The vault-wide digest is the digest
+    /// row of `records` (``SQLiteRecordStore/digestRowID``), added with the first digest stored.
     static let createStatements = """
         PRAGMA application_id = \(VaultFormat.applicationID);
         PRAGMA user_version = \(VaultFormat.currentVersion);
@@ -37,10 +38,6 @@ enum SQLiteSchema {
             scope BLOB,
             terms BLOB
         ) WITHOUT ROWID;
-        CREATE TABLE integrity (
-            singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
-            sealed BLOB NOT NULL
-        );
         \(groupIntegrityTable)
         \(indexTables)
         """
@@ -77,24 +74,71 @@ enum SQLiteSchema {
             filed_through BLOB NOT NULL
         );
         INSERT INTO record_index_state (singleton, filed_through)
-            VALUES (1, (SELECT coalesce(max(record_id), x'') FROM records));
+            VALUES (1, coalesce((\(SQLiteRecordStore.largestRecordIDQuery)), x''));
         """
 
     /// Adds the index tables to a version 2 file, inside the transaction that upgrades it: every
-    /// record is filed in `record_index` there, so the mark starts at the largest id.
+    /// record is filed in `record_index` there, so the mark starts at the largest id. The digest
+    /// moves into its row of `records` too, as the upgrade makes the file the current version.
     static func addIndexTables(_ db: SQLiteConnection) throws {
         try addTermsColumn(db)
         try db.execute("DROP INDEX IF EXISTS records_by_kind;\n" + indexTables)
+        try moveDigestIntoRecords(db)
     }
 
-    /// Upgrades a version 3 file to version 4: its records gain the `terms` column, empty, and the
-    /// mark starts at the largest id, as `record_index` files every record already. No key is needed.
-    static func addIndexState(_ db: SQLiteConnection) throws {
-        guard try formatVersion(db) == 3 else { return }  // another connection upgraded it first
-        try addTermsColumn(db)
-        try db.execute(indexState)
-        try writeHeader(formatVersion: 4, epoch: epoch(db), db)
+    /// Upgrades a version 3 or 4 file to the current version, in the caller's one transaction, so
+    /// another process (or a crash) sees the old file or the new one. No key is needed: version 4
+    /// gave the records the `terms` column, empty, and the mark at the largest id, as `record_index`
+    /// files every record already; version 5 moved the vault-wide sealed digest, byte for byte,
+    /// from the `integrity` table into the digest row. Nothing is re-sealed, as the digest's
+    /// associated data names no table.
+    static func upgradeIndexedFile(_ db: SQLiteConnection) throws {
+        let version = try formatVersion(db)  // another connection may have upgraded it first
+        if version == 3 {
+            try addTermsColumn(db)
+            try db.execute(indexState)
+        }
+        guard version == 3 || version == 4 else { return }
+        try moveDigestIntoRecords(db)
+        try writeHeader(formatVersion: VaultFormat.currentVersion, epoch: epoch(db), db)
     }
+
+    /// Whether the file keeps its vault-wide digest in the `integrity` table, as format versions 1
+    /// to 4 did (a version 2 file keeps it there until its upgrade).
+    static func hasDigestTable(_ db: SQLiteConnection) throws -> Bool {
+        try db.queryFirst("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'integrity'") { _ in true }
+            ?? false
+    }
+
+    /// Moves the sealed digest from the `integrity` table into the digest row and drops the table.
+    private static func moveDigestIntoRecords(_ db: SQLiteConnection) throws {
+        guard try hasDigestTable(db) else { return }
+        if let sealed = try db.queryFirst("SELECT sealed FROM integrity WHERE singleton = 1", row: { $0.blob(0) }) {
+            try db.run(SQLiteRecordStore.digestRowInsert, [.blob(sealed)])
+        }
+        try db.execute("DROP TABLE integrity")
+    }
+
+    /// Puts the digest back into an `integrity` table, the layout of format versions 1 to 4: for
+    /// the hooks that write a file as an older version did.
+    static func moveDigestOutOfRecords(_ db: SQLiteConnection) throws {
+        guard try !hasDigestTable(db) else { return }
+        try db.execute(
+            """
+            \(digestTable)
+            INSERT INTO integrity (singleton, sealed)
+                SELECT 1, sealed FROM records WHERE record_id = \(SQLiteRecordStore.digestRowIDLiteral);
+            DELETE FROM records WHERE record_id = \(SQLiteRecordStore.digestRowIDLiteral);
+            """)
+    }
+
+    /// Format versions 1 to 4 kept the vault-wide digest in a table of its own.
+    private static let digestTable = """
+        CREATE TABLE integrity (
+            singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+            sealed BLOB NOT NULL
+        );
+        """
 
     private static func addTermsColumn(_ db: SQLiteConnection) throws {
         guard try !hasColumn("terms", in: "records", db) else { return }

@@ -78,7 +78,9 @@ extension Vault {
             let header = try database.read { try SQLiteSchema.readHeader($0) }
             try database.enableWriteAheadLog()
             if header.formatVersion == 1 { try database.write { try SQLiteSchema.addVersion2Columns($0) } }
-            if header.formatVersion == 3 { try database.write { try SQLiteSchema.addIndexState($0) } }
+            if header.formatVersion == 3 || header.formatVersion == 4 {
+                try database.write { try SQLiteSchema.upgradeIndexedFile($0) }
+            }
             let vaultID = header.vaultID
             let device = try? DeviceSecret.load(
                 at: configuration.deviceSecretURL, allowsInsecurePermissions: configuration.allowsInsecurePermissions)

@@ -14,13 +14,25 @@ extension Vault {
         try fileDatabase(for: "a file size limit").write { try $0.limitPageCount(to: pages) }
     }
 
-    /// Marks the file format version 2 and drops the index tables, for
-    /// ``insertFormat2TokenRecordsForBenchmarking(_:policy:)``.
+    /// Marks the file format version 2, drops the index tables and puts the digest back in its
+    /// own table, for ``insertFormat2TokenRecordsForBenchmarking(_:policy:)``.
     func dropIndexForBenchmarking() throws {
         try Self.translatingErrors {
             try fileDatabase(for: "a format version 2 benchmark vault").write { db in
                 try db.execute("DROP TABLE IF EXISTS record_index; DROP TABLE IF EXISTS record_index_state")
+                try SQLiteSchema.moveDigestOutOfRecords(db)
                 try SQLiteSchema.writeHeader(formatVersion: 2, epoch: try SQLiteSchema.epoch(db), db)
+            }
+        }
+    }
+
+    /// Rewrites the file as format version 4 wrote it, the vault-wide digest in its own `integrity`
+    /// table (the only difference from version 5), so tests can open what a version 4 library left.
+    package func rewriteAsFormatVersion4ForTesting() throws {
+        try Self.translatingErrors {
+            try fileDatabase(for: "a format version 4 test vault").write { db in
+                try SQLiteSchema.moveDigestOutOfRecords(db)
+                try SQLiteSchema.writeHeader(formatVersion: 4, epoch: try SQLiteSchema.epoch(db), db)
             }
         }
     }
