@@ -28,6 +28,7 @@ struct KeePassDatabase: ComparedStore {
         try Data(exportXML(secrets: secrets).utf8).write(to: export)
         let newPassphrase = folder.appendingPathComponent("\(stem)-new")
         try Data("\(passphrase)\n\(passphrase)\n".utf8).write(to: newPassphrase)
+        chmod(newPassphrase.path, 0o600)
         try ProcessCall(
             program: cli,
             arguments: [
@@ -37,8 +38,10 @@ struct KeePassDatabase: ComparedStore {
         ).run()
         let unlockInput = folder.appendingPathComponent("\(stem)-unlock")
         try Data("\(passphrase)\n".utf8).write(to: unlockInput)
+        chmod(unlockInput.path, 0o600)
         let addInput = folder.appendingPathComponent("\(stem)-add")
         try Data("\(passphrase)\nbenchmark value\n".utf8).write(to: addInput)
+        chmod(addInput.path, 0o600)
         return KeePassDatabase(
             cli: cli, database: file, environment: environment, unlockInput: unlockInput, addInput: addInput)
     }
