@@ -79,7 +79,9 @@ struct BenchmarkRun {
                 tables = [IDTokenValidationBenchmark.table(idToken)]
             case .cli:
                 let cli = try CLIBenchmark(
-                    calls: quick ? 10 : 50, concurrentClients: 1_000, directory: try subdirectory("cli", of: directory)
+                    calls: quick ? 10 : 50,
+                    sizes: quick ? [CLIBenchmark.comparedSize] : [1, CLIBenchmark.comparedSize, 10_000],
+                    concurrentClients: 1_000, directory: try subdirectory("cli", of: directory)
                 ).run(progress: progress)
                 report.cli = cli
                 tables = [CLIBenchmark.table(cli)]
