@@ -36,7 +36,8 @@ enum CommandTable {
     /// command comes first.
     static func helperAliases(_ commandLine: [String]) -> [String] {
         let arguments = Array(commandLine.dropFirst())
-        switch commandLine.first.map({ URL(fileURLWithPath: $0).lastPathComponent }) {
+        // The last path component, without building a URL: that alone was a visible part of start-up.
+        switch commandLine.first.map({ $0.split(separator: "/").last.map(String.init) ?? $0 }) {
         case "git-credential-tokenvault": return ["git-credential"] + arguments
         case "docker-credential-tokenvault": return ["docker-credential"] + arguments
         default: return arguments
