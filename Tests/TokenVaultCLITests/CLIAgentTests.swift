@@ -156,6 +156,44 @@ import TokenVault
         #expect(failures.isEmpty, "\(failures.count) failed: \(failures.first?.stderr ?? "")")
     }
 
+    /// More clients at once than the agent may have files open: it waits for connections to finish
+    /// and serves again, instead of no longer accepting any (which left every later client waiting).
+    @Test func anAgentOutOfDescriptorsServesAgainOnceConnectionsFinish() throws {
+        let vault = try CLIVault()
+        try vault.run(["secret", "set", "api"], input: Self.secretValue).expectSuccess()
+        let agent = try AgentProcess(vault)
+        defer { agent.stop() }
+        let limit = Process()
+        limit.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+        limit.arguments = ["--pid", String(agent.pid), "--nofile=48:48"]
+        try limit.run()
+        limit.waitUntilExit()
+        try #require(limit.terminationStatus == 0)
+        let socket = try #require(agent.socket).path
+        do {
+            // Idle connections, each held by the agent until its read gives up: more than it may open.
+            let idle = try (0..<96).map { _ in try UnixSocket.connected(to: socket) }
+            func descriptors() -> Int {
+                (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(agent.pid)/fd").count) ?? 0
+            }
+            for _ in 0..<600 where descriptors() < 48 { usleep(20_000) }
+            #expect(descriptors() >= 48, "the agent never ran out of descriptors")
+            #expect(idle.count == 96)
+        }
+        // All closed: the next request is answered (bounded: a reply that never comes fails the read).
+        let connection = try UnixSocket.connected(to: socket)
+        connection.setReadTimeout(seconds: 30)
+        let ping = AgentMessage.Request(
+            action: .ping, vault: AgentSocketLocation.vaultIdentity(.file(URL(fileURLWithPath: vault.path))))
+        guard (try? AgentClient.exchange(ping, on: connection))?.status == 0 else {
+            // An agent that no longer accepts would hold `lock` (and the test) forever: end it by PID.
+            kill(agent.pid, SIGKILL)
+            Issue.record("the agent no longer answers once connections finished")
+            return
+        }
+        #expect(try agent.run(["secret", "get", "api"]).stdout == Self.secretValue)
+    }
+
     @Test func aRequestOfAnotherProtocolVersionIsDeclinedWithAReason() throws {
         let vault = try CLIVault()
         let agent = try AgentProcess(vault)

@@ -19,6 +19,7 @@ enum AgentCommands {
         try location.preparePrivateDirectory()
         if AgentClient.connect(location) != nil { throw AgentAlreadyServing(vault: vaultLocation.displayName) }
         let vault = try context.unlockedVault()
+        raiseOpenFileLimit()
         let listener = try UnixSocket.listening(at: location.socket.path)
         let server = AgentServer(vault: vault, location: location, idleTimeout: idle)
         server.start(listener)
@@ -26,6 +27,15 @@ enum AgentCommands {
         context.console.out("Agent serving \(vaultLocation.displayName) (pid \(getpid())) on \(location.socket.path)")
         detach()
         while true { try? await Task.sleep(for: .seconds(3600)) }
+    }
+
+    /// Raises the soft limit on open files to the hard one: each client the agent serves holds a
+    /// descriptor, and the common soft limit (1,024) is below the clients that can call at once.
+    private static func raiseOpenFileLimit() {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = limit.rlim_max
+        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
 
     /// `unlock`: reads the passphrase as every command does (once), starts `tokenvault agent` with

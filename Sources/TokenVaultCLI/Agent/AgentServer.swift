@@ -45,17 +45,36 @@ final class AgentServer: Sendable {
     /// Accepts connections on `listener` and checks the idle timeout, each on a thread of its own;
     /// returns at once.
     func start(_ listener: UnixSocket) {
-        Thread.detachNewThread { [self] in
-            while let connection = try? listener.accept() {
-                Thread.detachNewThread { [self] in handle(connection) }
-            }
-        }
+        Thread.detachNewThread { [self] in acceptConnections(on: listener) }
         let interval = min(idleTimeout / 4, .seconds(1)).components
         let seconds = Double(interval.seconds) + Double(interval.attoseconds) / 1e18
         Thread.detachNewThread { [self] in
             while true {
                 Thread.sleep(forTimeInterval: seconds)
                 if lockIfIdle() { stop(because: "idle for \(idleTimeout)") }
+            }
+        }
+    }
+
+    /// Serves each connection on a thread of its own. Out of descriptors (more clients at once than
+    /// the process may have files open), the connections wait in the socket's backlog while the
+    /// agent waits, 5 ms at first and doubling up to 1 s, for the running ones to finish: giving up
+    /// would leave the agent unable to serve until it is stopped, its clients waiting for it.
+    private func acceptConnections(on listener: UnixSocket) {
+        var pause = Duration.milliseconds(5)
+        while true {
+            do {
+                let connection = try listener.accept()
+                pause = .milliseconds(5)
+                Thread.detachNewThread { [self] in handle(connection) }
+            } catch let failure as UnixSocket.Failure where failure.isTransient {
+                // Not logged: out of descriptors, the log file cannot be opened either.
+                let (seconds, attoseconds) = pause.components
+                Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
+                pause = min(pause * 2, .seconds(1))
+            } catch {
+                location.appendLog("stopped accepting connections: \(error)")
+                return
             }
         }
     }

@@ -12,6 +12,9 @@ final class UnixSocket: Sendable {
         let call: String
         let code: Int32
         var description: String { "\(call): \(String(cString: strerror(code)))" }
+        /// Whether the call failed for want of something that frees again (descriptors of the
+        /// process or the system, kernel memory), so trying again later can succeed.
+        var isTransient: Bool { [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(code) }
     }
 
     /// The largest frame either side accepts, so a bad peer cannot make the other allocate without end.
@@ -46,12 +49,16 @@ final class UnixSocket: Sendable {
         return socket
     }
 
-    /// The next connection; retried on `EINTR`.
+    /// The next connection; retried on `EINTR` and on a connection that was aborted before it was
+    /// taken.
+    ///
+    /// - Throws: ``Failure``; ``Failure/isTransient`` tells a shortage (of descriptors or memory)
+    ///   that frees again from a listener that is gone.
     func accept() throws -> UnixSocket {
         while true {
             let client = Glibc.accept(descriptor, nil, nil)
             if client >= 0 { return UnixSocket(descriptor: client) }
-            if errno != EINTR { throw Failure(call: "accept", code: errno) }
+            if errno != EINTR && errno != ECONNABORTED { throw Failure(call: "accept", code: errno) }
         }
     }
 
