@@ -46,11 +46,10 @@ final class AgentServer: Sendable {
     /// returns at once.
     func start(_ listener: UnixSocket) {
         Thread.detachNewThread { [self] in acceptConnections(on: listener) }
-        let interval = min(idleTimeout / 4, .seconds(1)).components
-        let seconds = Double(interval.seconds) + Double(interval.attoseconds) / 1e18
+        let interval = min(idleTimeout / 4, .seconds(1))
         Thread.detachNewThread { [self] in
             while true {
-                Thread.sleep(forTimeInterval: seconds)
+                Self.sleepThread(for: interval)
                 if lockIfIdle() { stop(because: "idle for \(idleTimeout)") }
             }
         }
@@ -69,14 +68,19 @@ final class AgentServer: Sendable {
                 Thread.detachNewThread { [self] in handle(connection) }
             } catch let failure as UnixSocket.Failure where failure.isTransient {
                 // Not logged: out of descriptors, the log file cannot be opened either.
-                let (seconds, attoseconds) = pause.components
-                Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
+                Self.sleepThread(for: pause)
                 pause = min(pause * 2, .seconds(1))
             } catch {
                 location.appendLog("stopped accepting connections: \(error)")
                 return
             }
         }
+    }
+
+    /// Blocks this thread for `duration` (the agent's loops run on threads of their own).
+    private static func sleepThread(for duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
     }
 
     /// Wipes the keys, removes the socket and exits; a `lock` request is answered in between.
