@@ -5,7 +5,7 @@ import TokenVault
 /// the same run: reading one secret and adding one, on stores of each size, for tokenvault
 /// unlocking the vault itself (interactive Argon2id cost) and through its agent, for `pass` (a
 /// throwaway GnuPG home, key without passphrase) and for `keepassxc-cli` (a `.kdbx` whose key
-/// derivation takes what tokenvault's does). The calls of every store are interleaved, so load on
+/// derivation takes what tokenvault's does; see ``matchedKeyDerivation(in:_:)``). The calls of every store are interleaved, so load on
 /// the machine reaches them alike. Also: 1,000 clients started at once against the agent, and
 /// where a call's start-up goes (`/bin/true` for spawning a process, `tokenvault --help`).
 struct CLIBenchmark {
@@ -29,9 +29,14 @@ struct CLIBenchmark {
         let callsPerStore: Int
         let spawnFloor: LatencySummary
         let help: LatencySummary
-        /// tokenvault's interactive Argon2id unlock in this process (median of 3): the decryption
-        /// time `keepassxc-cli` sets its key derivation to.
+        /// tokenvault's unlock in this process (median of 3), in milliseconds.
         let unlockMilliseconds: Int
+        /// The decryption time `keepassxc-cli` sets its key derivation to: tokenvault's unlock,
+        /// within what `keepassxc-cli` accepts.
+        var keePassMilliseconds: Int { unlockMilliseconds.clamped(to: CLIBenchmark.keePassDecryptionMilliseconds) }
+        /// The Argon2id passes of tokenvault's vaults (64 MiB each): the interactive preset's 2, or
+        /// more where those take less than `keepassxc-cli`'s shortest decryption time.
+        let argon2Passes: Int
         let sizes: [SizeResult]
         let concurrentClients: Int
         let concurrentFailures: Int
@@ -52,6 +57,8 @@ struct CLIBenchmark {
     static let addGoalNanoseconds = 15_000_000.0
     static let readRatioGoal = 0.6
     static let addRatioGoal = 0.3
+    /// The decryption times `keepassxc-cli import -t` accepts, in milliseconds.
+    static let keePassDecryptionMilliseconds = 100...5_000
 
     let calls: Int
     /// The store sizes, each with stores of its own.
@@ -114,7 +121,7 @@ struct CLIBenchmark {
             skipped.append("keepassxc-cli: not installed (make bench-deps), skipped")
         }
 
-        var unlockMilliseconds = 0
+        let (keyDerivation, unlockMilliseconds) = try Self.matchedKeyDerivation(in: directory, passphrase)
         var results: [SizeResult] = []
         var concurrent = (failures: 0, seconds: 0.0)
         for secrets in sizes {
@@ -123,11 +130,10 @@ struct CLIBenchmark {
             progress("cli: \(secrets) secrets: filling the stores")
             let vaultURL = folder.appendingPathComponent("cli.db")
             let vault = try Vault.create(
-                at: vaultURL, unlock: .passphrase(Passphrase(passphrase)), keyDerivation: .interactive)
+                at: vaultURL, unlock: .passphrase(Passphrase(passphrase)), keyDerivation: keyDerivation)
             let secretStore = SecretStore(vault: vault, service: "tokenvault")
             for index in 0..<secrets { try secretStore.set(Data("value \(index)".utf8), forKey: "secret-\(index)") }
             vault.close()
-            if unlockMilliseconds == 0 { unlockMilliseconds = try Self.unlockMilliseconds(vaultURL, passphrase) }
 
             let vaultOptions = ["--vault", vaultURL.path]
             var stores: [any ComparedStore] = [
@@ -150,7 +156,8 @@ struct CLIBenchmark {
             }
             if let database = try KeePassDatabase.make(
                 at: folder.appendingPathComponent("cli.kdbx"), secrets: secrets, passphrase: passphrase,
-                decryptionMilliseconds: unlockMilliseconds, environment: environment)
+                decryptionMilliseconds: unlockMilliseconds.clamped(to: Self.keePassDecryptionMilliseconds),
+                environment: environment)
             {
                 stores.append(database)
             }
@@ -191,12 +198,40 @@ struct CLIBenchmark {
         }
         return Result(
             callsPerStore: calls, spawnFloor: spawnFloor, help: help, unlockMilliseconds: unlockMilliseconds,
-            sizes: results, concurrentClients: concurrentClients, concurrentFailures: concurrent.failures,
+            argon2Passes: keyDerivation.parameters.opsLimit, sizes: results, concurrentClients: concurrentClients,
+            concurrentFailures: concurrent.failures,
             concurrentSeconds: concurrent.seconds, skipped: skipped)
     }
 
     private static func sample(_ calls: Int, _ call: () -> ProcessCall) throws -> LatencySummary {
         LatencySummary(try (0..<calls).map { _ in try call().run() })
+    }
+
+    /// The key derivation of tokenvault's vaults, and what an unlock with it takes here in
+    /// milliseconds: the interactive preset, unless that takes less than the shortest decryption
+    /// time `keepassxc-cli` can be given (a faster machine, a quiet one). Then the preset's memory
+    /// with as many more passes as reach it, so both tools still pay one and the same key
+    /// derivation time, never `keepassxc-cli` more than tokenvault.
+    private static func matchedKeyDerivation(
+        in directory: URL, _ passphrase: String
+    ) throws -> (KeyDerivation, Int) {
+        let shortest = keePassDecryptionMilliseconds.lowerBound
+        let maximum = KeyDerivation.maximum.parameters.opsLimit
+        var derivation = KeyDerivation.interactive
+        for attempt in 1... {
+            let probe = directory.appendingPathComponent("kdf-probe-\(attempt).db")
+            try Vault.create(at: probe, unlock: .passphrase(Passphrase(passphrase)), keyDerivation: derivation)
+                .close()
+            let milliseconds = try unlockMilliseconds(probe, passphrase)
+            let passes = derivation.parameters.opsLimit
+            // Load on the machine moves the time between probes: a few tries, then what there is.
+            if milliseconds >= shortest || passes >= maximum || attempt == 4 { return (derivation, milliseconds) }
+            let needed = Int((Double(passes) * Double(shortest) / Double(milliseconds)).rounded(.up))
+            derivation = .custom(
+                opsLimit: min(max(needed, passes + 1), maximum),
+                memLimitBytes: KeyDerivation.interactive.parameters.memLimitBytes)
+        }
+        preconditionFailure("the fourth attempt returns")
     }
 
     /// The median of three passphrase unlocks of the vault at `url`, in milliseconds.
@@ -208,4 +243,9 @@ struct CLIBenchmark {
         }
         return max(1, Int((times.sorted()[1] * 1_000).rounded()))
     }
+}
+
+extension Comparable {
+    /// The value, or the nearer bound of `range` when outside it.
+    fileprivate func clamped(to range: ClosedRange<Self>) -> Self { min(max(self, range.lowerBound), range.upperBound) }
 }
