@@ -108,6 +108,7 @@ stress: deps auth-server
 # The main job, end to end: a demo vault under a temporary XDG data directory, the local test
 # authorization server, then login, list, token, refresh, revoke with the CLI, each step printed.
 demo: deps
+	$(SWIFT) build $(BUILD_FLAGS) --product tokenvault-core
 	$(SWIFT) build $(BUILD_FLAGS) --product tokenvault
 	Scripts/demo.sh
 
@@ -115,6 +116,7 @@ demo: deps
 # folder, stopped by PID), one sign-in, then three concurrent `tokenvault token` processes on the
 # expiring token, and a check at the test server that they made exactly one refresh request.
 demo-fleet: deps
+	$(SWIFT) build $(BUILD_FLAGS) --product tokenvault-core
 	$(SWIFT) build $(BUILD_FLAGS) --product tokenvault
 	Scripts/demo-fleet.sh
 
@@ -123,14 +125,16 @@ demo-fleet: deps
 # results also go to $(BENCH_JSON), with an SVG chart beside it. Build and run share flags (no rebuild).
 BENCH_ARGS ?=
 BENCH_JSON ?= .build/bench/results.json
-# The `tokenvault` the cli section times carries the Swift runtime and Foundation inside it
-# (--static-swift-stdlib): loading them as shared libraries took about half of each call's start-up.
-# It is built in a folder of its own, as the harness cannot be linked so (the test support it uses
-# needs the Testing library, which has no static form), and SwiftPM's flag recompiles every module
-# it reaches. Debug builds (tests, sanitizers) stay dynamic. TOKENVAULT_BENCH_CLI names that binary.
+# The `tokenvault` and `tokenvault-core` the cli section times carry the Swift runtime and
+# Foundation inside them (--static-swift-stdlib): loading them as shared libraries took about half
+# of each call's start-up. They are built in a folder of their own, as the harness cannot be linked
+# so (the test support it uses needs the Testing library, which has no static form), and SwiftPM's
+# flag recompiles every module it reaches. Debug builds (tests, sanitizers) stay dynamic.
+# TOKENVAULT_BENCH_CLI names the front, which runs the core beside it.
 STATIC_CLI_FLAGS := -c release --static-swift-stdlib --scratch-path .build/static $(BUILD_FLAGS)
 bench: deps auth-server bench-deps
 	$(SWIFT) build -c release $(BUILD_FLAGS) --product tokenvault-bench
+	$(SWIFT) build $(STATIC_CLI_FLAGS) --product tokenvault-core
 	$(SWIFT) build $(STATIC_CLI_FLAGS) --product tokenvault
 	TOKENVAULT_BENCH_CLI=$(CURDIR)/.build/static/release/tokenvault \
 	  $(SWIFT) run -c release --skip-build tokenvault-bench --json $(BENCH_JSON) $(BENCH_ARGS)

@@ -4,12 +4,15 @@ import PackageDescription
 // Layers, each a target; imports only point down:
 // CSodium, COpenSSL, CSQLite, CPostgres (C), Locking -> VaultCrypto, VaultStorage -> VaultCore -> OAuth2 -> Credentials
 // -> TokenVault (umbrella). Fuzzing (Fuzz/, `make fuzz`) sits on top, beside the CLI and benchmarks.
+// The CLI is two programs: `tokenvault-core` (TokenVaultCLI) does the work, and `tokenvault`
+// (TokenVaultFront, on AgentProtocol only) answers through a running agent or runs the core.
 let package = Package(
     name: "TokenVault",
     products: [
         .library(name: "TokenVault", targets: ["TokenVault"]),
         .executable(name: "tokenvault-bench", targets: ["TokenVaultBench"]),
-        .executable(name: "tokenvault", targets: ["TokenVaultCLI"]),
+        .executable(name: "tokenvault", targets: ["TokenVaultFront"]),
+        .executable(name: "tokenvault-core", targets: ["TokenVaultCLI"]),
     ],
     targets: [
         .systemLibrary(
@@ -31,7 +34,11 @@ let package = Package(
         .target(name: "OAuth2", dependencies: ["VaultCrypto", "Locking"]),
         .target(name: "Credentials", dependencies: ["VaultCore", "OAuth2", "Locking"]),
         .target(name: "TokenVault", dependencies: ["VaultCrypto", "VaultCore", "OAuth2", "Credentials"]),
-        .executableTarget(name: "TokenVaultCLI", dependencies: ["TokenVault", "VaultStorage"]),
+        // The agent's protocol, on Foundation alone: the front `tokenvault` is built on it and nothing
+        // else, so a call the agent answers loads none of the libraries above.
+        .target(name: "AgentProtocol"),
+        .executableTarget(name: "TokenVaultCLI", dependencies: ["TokenVault", "VaultStorage", "AgentProtocol"]),
+        .executableTarget(name: "TokenVaultFront", dependencies: ["AgentProtocol"]),
         .executableTarget(
             name: "TokenVaultBench",
             dependencies: [
@@ -63,7 +70,7 @@ let package = Package(
         .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"]),
         .testTarget(name: "VaultCryptoTests", dependencies: ["VaultCrypto", "TestSupport"]),
         .testTarget(name: "VaultStorageTests", dependencies: ["VaultStorage", "TestSupport"]),
-        .testTarget(name: "TokenVaultCLITests", dependencies: ["TestSupport", "TokenVaultCLI"]),
+        .testTarget(name: "TokenVaultCLITests", dependencies: ["TestSupport", "TokenVaultCLI", "AgentProtocol"]),
         .testTarget(name: "OAuth2Tests", dependencies: ["OAuth2", "Locking", "TestSupport"]),
         .testTarget(
             name: "CredentialsTests",

@@ -7,7 +7,8 @@ import TokenVault
 /// throwaway GnuPG home, key without passphrase) and for `keepassxc-cli` (a `.kdbx` whose key
 /// derivation takes what tokenvault's does; see ``matchedKeyDerivation(in:_:)``). The calls of every store are interleaved, so load on
 /// the machine reaches them alike. Also: 1,000 clients started at once against the agent, and
-/// where a call's start-up goes (`/bin/true` for spawning a process, `tokenvault --help`).
+/// where a call's start-up goes (`/bin/true` for spawning a process, `tokenvault --help`, which
+/// the front passes to the core). Calls through the agent are the front's alone.
 struct CLIBenchmark {
     /// One store's calls at one size.
     struct StoreResult: Codable, Sendable {

@@ -15,22 +15,25 @@ public enum CLIProcess {
         }
     }
 
-    /// The binary beside the test bundle.
+    /// The binary beside the test bundle: the front, which runs `tokenvault-core` beside it for
+    /// what no agent answers.
     public static var executable: URL {
         WorkerProcess.executable.deletingLastPathComponent().appendingPathComponent("tokenvault")
     }
 
-    /// Starts `tokenvault arguments...` with `input` on standard input; with `withoutTerminal`, in a
-    /// new session (`setsid`), so it has no controlling terminal even when the tests run in one.
+    /// Starts `tokenvault arguments...` (or `program`, a copy of it elsewhere) with `input` on
+    /// standard input; with `withoutTerminal`, in a new session (`setsid`), so it has no
+    /// controlling terminal even when the tests run in one.
     public static func start(
-        _ arguments: [String], input: String = "", environment: [String: String] = [:], withoutTerminal: Bool = false
+        _ arguments: [String], input: String = "", environment: [String: String] = [:], withoutTerminal: Bool = false,
+        program: URL = executable
     ) throws -> (Process, Pipe, Pipe) {
         let process = Process()
         if withoutTerminal {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
-            process.arguments = ["--wait", executable.path] + arguments
+            process.arguments = ["--wait", program.path] + arguments
         } else {
-            process.executableURL = executable
+            process.executableURL = program
             process.arguments = arguments
         }
         var merged = ProcessInfo.processInfo.environment

@@ -1,3 +1,4 @@
+import AgentProtocol
 import Foundation
 import TestSupport
 import Testing
@@ -185,7 +186,7 @@ import TokenVault
         connection.setReadTimeout(seconds: 30)
         let ping = AgentMessage.Request(
             action: .ping, vault: AgentSocketLocation.vaultIdentity(.file(URL(fileURLWithPath: vault.path))))
-        guard (try? AgentClient.exchange(ping, on: connection))?.status == 0 else {
+        guard (try? AgentConnection.exchange(ping, on: connection))?.status == 0 else {
             // An agent that no longer accepts would hold `lock` (and the test) forever: end it by PID.
             kill(agent.pid, SIGKILL)
             Issue.record("the agent no longer answers once connections finished")

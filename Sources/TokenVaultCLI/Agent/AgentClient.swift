@@ -1,3 +1,4 @@
+import AgentProtocol
 import Foundation
 
 #if canImport(Glibc)
@@ -7,10 +8,7 @@ import Foundation
 /// The client side: sends a command to the agent serving the vault, when one does.
 enum AgentClient {
     /// The commands the agent runs; every other command unlocks the vault itself.
-    static let servedCommands: Set<String> = [
-        "secret get", "secret set", "secret rm", "secret list", "list", "token", "show", "git-credential",
-        "docker-credential",
-    ]
+    static let servedCommands = Set(ServedCommand.all.map(\.name))
 
     /// Has the agent run `command`, when it serves the vault.
     ///
@@ -25,7 +23,8 @@ enum AgentClient {
         _ command: CommandSpec, _ commandLine: [String], _ context: inout CommandContext
     ) throws -> AgentMessage.Reply? {
         guard servedCommands.contains(command.name), let location = try? context.vaultLocation(),
-            let connection = connect(AgentSocketLocation(vault: location, environment: context.environment))
+            let connection = AgentConnection.connect(
+                AgentSocketLocation(vault: location, environment: context.environment))
         else { return nil }
         if command.name == "secret set" {
             let name = try context.arguments.positional(0, "the secret's name")
@@ -38,7 +37,7 @@ enum AgentClient {
             input: context.input, stdoutIsTerminal: context.stdoutIsTerminal)
         let reply: AgentMessage.Reply
         do {
-            reply = try exchange(request, on: connection)
+            reply = try AgentConnection.exchange(request, on: connection)
         } catch is DecodingError {
             context.console.error("tokenvault: the agent answered in another protocol; unlocking without it")
             return nil
@@ -68,13 +67,13 @@ enum AgentClient {
             case .token(let reference): arguments = ["token", "--", reference]
             case .secret(let name): arguments = ["secret", "get", "--", name]
             }
-            guard let connection = connect(socket) else {
+            guard let connection = AgentConnection.connect(socket) else {
                 if values.isEmpty { return nil }
                 throw AgentStopped()
             }
             let reply: AgentMessage.Reply
             do {
-                reply = try exchange(
+                reply = try AgentConnection.exchange(
                     AgentMessage.Request(action: .run, vault: socket.vaultIdentity, arguments: arguments),
                     on: connection)
             } catch {
@@ -93,38 +92,4 @@ enum AgentClient {
         }
         return values
     }
-
-    /// A connection to the agent at `location`, or `nil` when none listens; a socket nobody listens
-    /// on any more (an agent that was killed) is removed.
-    static func connect(_ location: AgentSocketLocation) -> UnixSocket? {
-        guard (try? location.checkPrivate()) != nil else { return nil }
-        do {
-            return try UnixSocket.connected(to: location.socket.path)
-        } catch let failure as UnixSocket.Failure where failure.code == ECONNREFUSED {
-            unlink(location.socket.path)
-            return nil
-        } catch {
-            return nil
-        }
-    }
-
-    /// Sends `request` and reads the reply.
-    ///
-    /// - Throws: `DecodingError` for a reply of another protocol version, ``UnixSocket/Failure``
-    ///   when the connection broke.
-    static func exchange(_ request: AgentMessage.Request, on connection: UnixSocket) throws -> AgentMessage.Reply {
-        try connection.send(frame: AgentMessage.encode(request))
-        let frame = try connection.receiveFrame()
-        let probe = try JSONDecoder().decode(AgentMessage.VersionProbe.self, from: frame)
-        guard probe.version == AgentMessage.version else {
-            throw DecodingError.dataCorrupted(
-                .init(codingPath: [], debugDescription: "the agent speaks protocol version \(probe.version)"))
-        }
-        return try JSONDecoder().decode(AgentMessage.Reply.self, from: frame)
-    }
-}
-
-/// The agent took a request and stopped before answering; the command may have run.
-struct AgentStopped: LocalizedError {
-    var errorDescription: String? { "the agent stopped before answering; the command may or may not have run" }
 }

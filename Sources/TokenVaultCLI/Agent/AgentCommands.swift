@@ -1,3 +1,4 @@
+import AgentProtocol
 import Foundation
 import TokenVault
 
@@ -17,7 +18,7 @@ enum AgentCommands {
         try vaultLocation.checkExists()
         let location = AgentSocketLocation(vault: vaultLocation, environment: context.environment)
         try location.preparePrivateDirectory()
-        if AgentClient.connect(location) != nil { throw AgentAlreadyServing(vault: vaultLocation.displayName) }
+        if AgentConnection.connect(location) != nil { throw AgentAlreadyServing(vault: vaultLocation.displayName) }
         let vault = try context.unlockedVault()
         raiseOpenFileLimit()
         let listener = try UnixSocket.listening(at: location.socket.path)
@@ -47,7 +48,7 @@ enum AgentCommands {
         try vaultLocation.checkExists()
         let location = AgentSocketLocation(vault: vaultLocation, environment: context.environment)
         try location.preparePrivateDirectory()
-        if AgentClient.connect(location) != nil {
+        if AgentConnection.connect(location) != nil {
             context.console.out("An agent already serves \(vaultLocation.displayName)")
             return
         }
@@ -96,11 +97,11 @@ enum AgentCommands {
     static func lock(_ arguments: ParsedArguments, _ context: CommandContext) async throws {
         let vaultLocation = try context.vaultLocation()
         let location = AgentSocketLocation(vault: vaultLocation, environment: context.environment)
-        guard let connection = AgentClient.connect(location) else {
+        guard let connection = AgentConnection.connect(location) else {
             context.console.out("No agent serves \(vaultLocation.displayName)")
             return
         }
-        let reply = try AgentClient.exchange(
+        let reply = try AgentConnection.exchange(
             AgentMessage.Request(action: .lock, vault: location.vaultIdentity), on: connection)
         context.console.write(reply.stdout)
     }

@@ -1,3 +1,4 @@
+import AgentProtocol
 import Foundation
 import TokenVault
 
@@ -21,13 +22,10 @@ struct CommandContext: Sendable {
     ///
     /// - Throws: ``UsageError`` for a connection URL libpq cannot parse.
     func vaultLocation() throws -> VaultLocation {
-        if let value = arguments.value("vault") ?? environment["TOKENVAULT_PATH"], !value.isEmpty {
+        if let value = VaultPath.given(option: arguments.value("vault"), environment: environment) {
             return try VaultLocation(value)
         }
-        let dataHome =
-            environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
-        return .file(dataHome.appendingPathComponent("tokenvault/vault.db"))
+        return .file(VaultPath.defaultFile(environment: environment))
     }
 
     var keyFile: URL? { arguments.value("key-file").map(URL.init(fileURLWithPath:)) }

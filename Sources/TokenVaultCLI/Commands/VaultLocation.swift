@@ -1,3 +1,4 @@
+import AgentProtocol
 import Foundation
 import TokenVault
 internal import VaultStorage
@@ -10,14 +11,11 @@ enum VaultLocation: Sendable {
     /// The URL as given (passed to the library only) and its options with the password masked.
     case postgres(connection: String, masked: String)
 
-    /// The URL schemes libpq accepts, which mark a `--vault` value as a PostgreSQL connection.
-    static let postgresSchemes = ["postgresql://", "postgres://"]
-
     /// Reads a `--vault` value: a connection URL, else a file path.
     ///
     /// - Throws: ``UsageError`` for a URL libpq cannot parse (the message does not quote it).
     init(_ value: String) throws {
-        guard Self.postgresSchemes.contains(where: value.hasPrefix) else {
+        guard VaultPath.isPostgres(value) else {
             self = .file(URL(fileURLWithPath: value))
             return
         }

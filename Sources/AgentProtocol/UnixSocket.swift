@@ -6,29 +6,33 @@ import Foundation
 
 /// A unix stream socket the agent and its clients talk over: owns its descriptor, which it closes
 /// in `deinit`; frames are a 4-byte big-endian length and that many bytes.
-final class UnixSocket: Sendable {
+package final class UnixSocket: Sendable {
     /// Why a socket call failed: the call and `errno`, never any data.
-    struct Failure: Error, CustomStringConvertible {
-        let call: String
-        let code: Int32
-        var description: String { "\(call): \(String(cString: strerror(code)))" }
+    package struct Failure: Error, CustomStringConvertible {
+        package let call: String
+        package let code: Int32
+        package var description: String { "\(call): \(String(cString: strerror(code)))" }
         /// Whether the call failed for want of something that frees again (descriptors of the
         /// process or the system, kernel memory), so trying again later can succeed.
-        var isTransient: Bool { [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(code) }
+        package var isTransient: Bool { [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(code) }
     }
 
     /// The largest frame either side accepts, so a bad peer cannot make the other allocate without end.
-    static let maximumFrame = 16 << 20
+    package static let maximumFrame = 16 << 20
 
-    let descriptor: Int32
+    package let descriptor: Int32
+
+    /// A stream socket closed on `exec`: the front `tokenvault` runs `tokenvault-core` in its own
+    /// process, and `exec` runs other programs, neither of which should inherit a connection.
+    private static var streamType: Int32 { Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) }
 
     private init(descriptor: Int32) { self.descriptor = descriptor }
 
     deinit { close(descriptor) }
 
     /// A socket listening at `path`, created mode 0600 (the umask is narrowed while it is bound).
-    static func listening(at path: String) throws -> UnixSocket {
-        let socket = try UnixSocket(descriptor: check("socket", Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)))
+    package static func listening(at path: String) throws -> UnixSocket {
+        let socket = try UnixSocket(descriptor: check("socket", Glibc.socket(AF_UNIX, Self.streamType, 0)))
         let saved = umask(0o177)
         defer { umask(saved) }
         try withAddress(path) { address, length in _ = try check("bind", bind(socket.descriptor, address, length)) }
@@ -41,8 +45,8 @@ final class UnixSocket: Sendable {
     ///
     /// - Throws: ``Failure`` with `ENOENT` when there is no socket, `ECONNREFUSED` when no process
     ///   listens on it any more.
-    static func connected(to path: String) throws -> UnixSocket {
-        let socket = try UnixSocket(descriptor: check("socket", Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)))
+    package static func connected(to path: String) throws -> UnixSocket {
+        let socket = try UnixSocket(descriptor: check("socket", Glibc.socket(AF_UNIX, Self.streamType, 0)))
         try withAddress(path) { address, length in
             _ = try check("connect", connect(socket.descriptor, address, length))
         }
@@ -54,7 +58,7 @@ final class UnixSocket: Sendable {
     ///
     /// - Throws: ``Failure``; ``Failure/isTransient`` tells a shortage (of descriptors or memory)
     ///   that frees again from a listener that is gone.
-    func accept() throws -> UnixSocket {
+    package func accept() throws -> UnixSocket {
         while true {
             let client = Glibc.accept(descriptor, nil, nil)
             if client >= 0 { return UnixSocket(descriptor: client) }
@@ -64,7 +68,7 @@ final class UnixSocket: Sendable {
 
     /// The user id of the process at the other end, from `SO_PEERCRED` (recorded by the kernel at
     /// `connect`, so the peer cannot forge it).
-    func peerUserID() throws -> uid_t {
+    package func peerUserID() throws -> uid_t {
         // `struct ucred` (pid, uid, gid), which Glibc's Swift module leaves out.
         var credentials: (pid: Int32, uid: uid_t, gid: gid_t) = (0, 0, 0)
         var length = socklen_t(MemoryLayout<(Int32, uid_t, gid_t)>.size)
@@ -73,13 +77,13 @@ final class UnixSocket: Sendable {
     }
 
     /// Makes reads give up after `seconds`, so a peer that stops sending holds nothing for long.
-    func setReadTimeout(seconds: Int) {
+    package func setReadTimeout(seconds: Int) {
         var timeout = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
     /// Sends one frame; a peer gone away is an error here, never a `SIGPIPE`.
-    func send(frame: Data) throws {
+    package func send(frame: Data) throws {
         var length = UInt32(frame.count).bigEndian
         try withUnsafeBytes(of: &length) { try sendAll($0) }
         try frame.withUnsafeBytes { try sendAll($0) }
@@ -88,7 +92,7 @@ final class UnixSocket: Sendable {
     /// Reads one frame.
     ///
     /// - Throws: ``Failure`` when the peer closed or the frame is larger than ``maximumFrame``.
-    func receiveFrame() throws -> Data {
+    package func receiveFrame() throws -> Data {
         let header = try receive(count: 4)
         let length = header.reduce(0) { $0 << 8 | Int($1) }
         guard length <= Self.maximumFrame else { throw Failure(call: "receive", code: EMSGSIZE) }
