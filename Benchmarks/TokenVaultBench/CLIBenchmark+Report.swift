@@ -96,7 +96,8 @@ extension CLIBenchmark {
                 goal: "agent: \(result.concurrentClients) concurrent client calls, 0 failures",
                 measured: "\(result.concurrentFailures) failures", value: Double(result.concurrentFailures), limit: 0,
                 status: result.concurrentFailures == 0 ? .met : .missed,
-                note: String(format: "all done in %.1f s", result.concurrentSeconds)),
+                note: String(format: "all done in %.1f s", result.concurrentSeconds)
+                    + result.concurrentFailureLines.map { "; a failed one printed: \($0)" }.joined()),
         ]
     }
 }

@@ -41,6 +41,8 @@ struct CLIBenchmark {
         let sizes: [SizeResult]
         let concurrentClients: Int
         let concurrentFailures: Int
+        /// What the failed clients printed on standard error, each distinct line once.
+        let concurrentFailureLines: [String]
         let concurrentSeconds: Double
         /// One line per comparison tool not measured, and why.
         let skipped: [String]
@@ -124,7 +126,7 @@ struct CLIBenchmark {
 
         let (keyDerivation, unlockMilliseconds) = try Self.matchedKeyDerivation(in: directory, passphrase)
         var results: [SizeResult] = []
-        var concurrent = (failures: 0, seconds: 0.0)
+        var concurrent = (failures: 0, lines: [String](), seconds: 0.0)
         for secrets in sizes {
             let folder = directory.appendingPathComponent("\(secrets)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -192,15 +194,31 @@ struct CLIBenchmark {
             if secrets == Self.comparedSize {
                 progress("cli: \(concurrentClients) clients at once")
                 let started = Stopwatch.now()
-                let clients = try (0..<concurrentClients).map { try stores[1].read($0 % secrets).start() }
-                concurrent.failures = clients.map { $0.wait() }.filter { $0 != 0 }.count
+                let errorFolder = folder.appendingPathComponent("concurrent-stderr")
+                try FileManager.default.createDirectory(at: errorFolder, withIntermediateDirectories: false)
+                let clients = try (0..<concurrentClients).map { client in
+                    var call = stores[1].read(client % secrets)
+                    call.errorOutput = errorFolder.appendingPathComponent("\(client)")
+                    return try call.start()
+                }
+                let statuses = clients.map { $0.wait() }
                 concurrent.seconds = Stopwatch.seconds(since: started)
+                let failed = statuses.indices.filter { statuses[$0] != 0 }
+                concurrent.failures = failed.count
+                let lines = failed.map { client in
+                    let file = errorFolder.appendingPathComponent("\(client)")
+                    let text = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+                    let status = clients[client].process.terminationReason == .uncaughtSignal ? "signal" : "status"
+                    return "\(status) \(statuses[client]): "
+                        + (text.split(separator: "\n").first.map(String.init) ?? "nothing on stderr")
+                }
+                concurrent.lines = Array(Set(lines)).sorted()
             }
         }
         return Result(
             callsPerStore: calls, spawnFloor: spawnFloor, help: help, unlockMilliseconds: unlockMilliseconds,
             argon2Passes: keyDerivation.parameters.opsLimit, sizes: results, concurrentClients: concurrentClients,
-            concurrentFailures: concurrent.failures,
+            concurrentFailures: concurrent.failures, concurrentFailureLines: concurrent.lines,
             concurrentSeconds: concurrent.seconds, skipped: skipped)
     }
 

@@ -1,7 +1,8 @@
 import Foundation
 
 /// One command line the cli section runs as its own process: the program, its arguments and
-/// environment, and the file its standard input comes from (else /dev/null). Output is discarded.
+/// environment, and the file its standard input comes from (else /dev/null). Output is discarded,
+/// and so is standard error unless ``errorOutput`` names a file.
 struct ProcessCall {
     /// A call that exited with another status than 0: the benchmark measures only calls that work.
     struct Failed: Error, CustomStringConvertible {
@@ -30,6 +31,8 @@ struct ProcessCall {
     let arguments: [String]
     let environment: [String: String]
     var input: URL?
+    /// The file standard error goes to (else /dev/null), to say why a call failed.
+    var errorOutput: URL?
 
     /// The program's name and first arguments, for an error message (the arguments hold no secret).
     var command: String { ([program.lastPathComponent] + arguments.prefix(2)).joined(separator: " ") }
@@ -43,8 +46,13 @@ struct ProcessCall {
         let handle = try input.map { try FileHandle(forReadingFrom: $0) }
         process.standardInput = handle ?? FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        let errors = try errorOutput.map { file in
+            _ = FileManager.default.createFile(atPath: file.path, contents: nil)
+            return try FileHandle(forWritingTo: file)
+        }
+        process.standardError = errors ?? FileHandle.nullDevice
         try process.run()
+        try errors?.close()
         return Running(process: process, command: command, input: handle)
     }
 
