@@ -57,7 +57,12 @@ package final class SQLiteConnection {
     ///   - path: The file path (ignored for ``Mode/memory``).
     ///   - mode: How to open it.
     ///   - busyTimeout: How long to wait for another connection's lock before failing.
-    package init(path: String, mode: Mode, busyTimeout: Duration) throws {
+    ///   - check: Given the status of the file SQLite opened, before anything reads it; what it
+    ///     throws closes the connection and is rethrown (see ``SQLiteFileCheck``).
+    package init(
+        path: String, mode: Mode, busyTimeout: Duration,
+        admitting check: (@Sendable (stat) throws(SQLiteFileCheck.Failure) -> Void)? = nil
+    ) throws {
         var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE
         var target = path
         switch mode {
@@ -78,6 +83,20 @@ package final class SQLiteConnection {
                 extendedCode: sqlite3_extended_errcode(opened), message: String(cString: sqlite3_errmsg(opened)))
             sqlite3_close_v2(opened)
             throw error
+        }
+        if let check {
+            var info = stat()
+            let descriptor = tokenvault_sqlite_main_descriptor(opened)
+            guard descriptor >= 0, fstat(descriptor, &info) == 0 else {
+                sqlite3_close_v2(opened)
+                throw StorageError(extendedCode: SQLITE_CANTOPEN, message: "cannot check the file SQLite opened")
+            }
+            do {
+                try check(info)
+            } catch {
+                sqlite3_close_v2(opened)
+                throw error
+            }
         }
         sqlite3_extended_result_codes(handle, 1)
         let milliseconds =
@@ -199,14 +218,6 @@ package final class SQLiteConnection {
     package func integrityProblems(limit: Int) throws -> [String] {
         let lines = try query("PRAGMA integrity_check(\(max(1, limit)))") { $0.text(0) }
         return lines == ["ok"] ? [] : lines
-    }
-
-    /// Which file SQLite opened as the main database; `nil` for an in-memory database or when
-    /// it cannot be known (a VFS other than the unix one).
-    package var fileIdentity: FileIdentity? {
-        guard !isClosed else { return nil }
-        let descriptor = tokenvault_sqlite_main_descriptor(handle)
-        return descriptor >= 0 ? PinnedFile.identity(of: descriptor) : nil
     }
 
     /// Rows changed by the last INSERT, UPDATE or DELETE.

@@ -15,19 +15,20 @@ package final class SQLiteDatabase: Sendable {
     ///   - path: The file.
     ///   - mode: How to open it.
     ///   - busyTimeout: How long to wait for another process's lock.
-    package init(path: String, mode: SQLiteConnection.Mode, busyTimeout: Duration) throws {
-        connection = Locked(try SQLiteConnection(path: path, mode: mode, busyTimeout: busyTimeout))
+    ///   - check: Checks the file SQLite opened before anything reads it; see
+    ///     ``SQLiteConnection/init(path:mode:busyTimeout:admitting:)``.
+    package init(
+        path: String, mode: SQLiteConnection.Mode, busyTimeout: Duration,
+        admitting check: (@Sendable (stat) throws(SQLiteFileCheck.Failure) -> Void)? = nil
+    ) throws {
+        connection = Locked(
+            try SQLiteConnection(path: path, mode: mode, busyTimeout: busyTimeout, admitting: check))
     }
 
     /// Switches the file to write-ahead logging (outside any transaction); see
     /// ``SQLiteConnection/enableWriteAheadLog()``.
     package func enableWriteAheadLog() throws {
         try connection.withLock { try $0.enableWriteAheadLog() }
-    }
-
-    /// Which file SQLite opened; see ``SQLiteConnection/fileIdentity``.
-    package var fileIdentity: FileIdentity? {
-        connection.withLock { $0.fileIdentity }
     }
 
     /// Writes a consistent copy of the database to `path` (`VACUUM INTO`, which reads one snapshot

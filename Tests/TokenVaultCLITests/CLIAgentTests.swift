@@ -17,6 +17,25 @@ import TokenVault
     static let secretValue = "SV-agent-4e1b7c9d"
     static let accessToken = "AT-agent-8a2f6d0c"
 
+    /// Commands unlocking the vault themselves, each opening and closing it while the agent keeps
+    /// it open, and the agent's own writes between them: every write stays, and the file verifies.
+    @Test func writesOfCommandsBesideTheAgentAndOfTheAgentAllStay() throws {
+        let vault = try CLIVault()
+        let agent = try AgentProcess(vault)
+        defer { agent.stop() }
+        let elsewhere = ["XDG_RUNTIME_DIR": agent.runtime.url.appendingPathComponent("none").path]
+        for round in 0..<3 {
+            try vault.run(["secret", "set", "direct-\(round)"], input: "d", environment: elsewhere).expectSuccess()
+            try agent.run(["secret", "set", "agent-\(round)"], input: "a").expectSuccess()
+        }
+        agent.stop()
+        let names = try vault.run(["secret", "list"]).stdout.split(separator: "\n").sorted()
+        #expect(names == ["agent-0", "agent-1", "agent-2", "direct-0", "direct-1", "direct-2"])
+        let verified = try vault.run(["verify"])
+        #expect(
+            verified.status == 0 && verified.stdout.hasPrefix("OK: 6 records"), "\(verified.stdout)\(verified.stderr)")
+    }
+
     @Test func commandsRunThroughTheAgentWithoutThePassphraseAndLockStopsIt() throws {
         let vault = try CLIVault()
         let response = #"{"access_token":"\#(Self.accessToken)","token_type":"Bearer","expires_in":3600}"#

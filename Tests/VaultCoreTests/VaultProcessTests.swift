@@ -41,6 +41,29 @@ import VaultCore
         #expect(try vault.acquireLease("refresh x", owner: "parent", duration: 60))
     }
 
+    /// A process that opened the vault and keeps it open (the agent does) must keep its locks on
+    /// the file: were they dropped, a process that closes after writing would take itself for the
+    /// last connection, checkpoint and remove the write-ahead log under the first one, and the
+    /// writes of one of them would be lost or the file damaged.
+    @Test func aVaultKeptOpenAndProcessesOpeningAndClosingItLoseNoWrite() throws {
+        let (created, url, keyFile) = try TestVaults.keyFileVault(in: directory)
+        created.close()
+        let vault = try Vault.open(at: url, unlock: .keyFile(keyFile))
+        let rounds = 6
+        for round in 0..<rounds {
+            let (status, output) = try WorkerProcess.run(["fill", url.path, keyFile.path, "worker\(round)", "1"])
+            #expect(status == 0, "worker failed: \(output)")
+            try vault.set("parent \(round)", for: SecretKey<String>("parent\(round)"))
+        }
+        vault.close()
+        let reopened = try Vault.open(at: url, unlock: .keyFile(keyFile))
+        for round in 0..<rounds {
+            #expect(try reopened.get(SecretKey<String>("worker\(round)-0")) == "value-0", "round \(round)")
+            #expect(try reopened.get(SecretKey<String>("parent\(round)")) == "parent \(round)", "round \(round)")
+        }
+        #expect(try reopened.verify().recordCount == 2 * rounds)
+    }
+
     @Test func writesFromOtherProcessesAreVisibleAndVerified() throws {
         let (vault, url, keyFile) = try TestVaults.keyFileVault(in: directory)
         let workers = try (0..<3).map { index in

@@ -9,7 +9,7 @@
 ///
 /// `SQLiteVaultBackend` (a vault file, or an in-memory vault) and `PostgresVaultBackend` (a vault a
 /// fleet shares in a PostgreSQL schema) implement it, each in its own folder with its record store
-/// and schema. What only a file can do (a backup copy, a write-ahead log checkpoint, a pinned file's
+/// and schema. What only a file can do (a backup copy, a write-ahead log checkpoint, a vault file's
 /// permissions) is not part of this protocol: it lives beside the SQLite backend and says so.
 ///
 /// A backend is `Sendable` and is shared by every task using the vault; the transaction objects it

@@ -4,7 +4,7 @@ import VaultStorage
 ///
 /// Writes take SQLite's write lock at once (`BEGIN IMMEDIATE`), so two processes sharing the file
 /// never interleave a read-modify-write. What only a file allows (backups, checkpoints of the
-/// write-ahead log, a pinned file's permissions) goes to ``database`` directly, beside this type.
+/// write-ahead log, a vault file's permissions) goes to ``database`` directly, beside this type.
 final class SQLiteVaultBackend: VaultBackend {
     /// The connection, for the file-only features.
     let database: SQLiteDatabase

@@ -71,10 +71,9 @@ extension Vault {
         try translatingErrors {
             let path = url.standardizedFileURL.path
             guard FileManager.default.fileExists(atPath: path) else { throw VaultError.notFound(path) }
-            let vaultFile = try pinVaultFile(at: path, configuration: configuration)
+            let database = try openVaultFile(at: path, configuration: configuration)
             let material = try UnlockMaterial(
                 unlock, allowsInsecurePermissions: configuration.allowsInsecurePermissions)
-            let database = try openDatabase(vaultFile, configuration: configuration)
             let header = try database.read { try SQLiteSchema.readHeader($0) }
             try database.enableWriteAheadLog()
             if header.formatVersion == 1 { try database.write { try SQLiteSchema.addVersion2Columns($0) } }
