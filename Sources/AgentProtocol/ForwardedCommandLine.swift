@@ -17,11 +17,13 @@ package struct ForwardedCommandLine: Equatable {
 
     /// Reads `commandLine`, the program's name first.
     package init?(_ commandLine: [String]) {
-        guard let program = commandLine.first, !Self.isHelperName(program) else { return nil }
+        guard let program = commandLine.first, CommandLineWord.helperCommand(program: program) == nil else {
+            return nil
+        }
         var values: [String: String] = [:]
         var rest = commandLine.dropFirst()
         let globals = (values: ServedCommand.globalValueOptions, flags: ServedCommand.globalFlags)
-        while let word = rest.first, Self.isOption(word) {
+        while let word = rest.first, CommandLineWord.isOption(word) {
             rest.removeFirst()
             guard Self.take(word, from: &rest, into: &values, options: globals) else { return nil }
         }
@@ -34,7 +36,7 @@ package struct ForwardedCommandLine: Equatable {
         let options = (values: command.valueOptions.union(globals.values), flags: command.flags.union(globals.flags))
         while let word = rest.popFirst() {
             if word == "--" { break }
-            guard Self.isOption(word) else { continue }
+            guard CommandLineWord.isOption(word) else { continue }
             guard Self.take(word, from: &rest, into: &values, options: options) else { return nil }
         }
         // Without a file, `secret set` reads its value from a prompt or standard input.
@@ -55,15 +57,6 @@ package struct ForwardedCommandLine: Equatable {
         return AgentSocketLocation.fileIdentity(URL(fileURLWithPath: value))
     }
 
-    /// The names under which `tokenvault` runs as a credential helper; they read standard input.
-    private static func isHelperName(_ program: String) -> Bool {
-        let name = program.split(separator: "/").last.map(String.init) ?? program
-        return name == "git-credential-tokenvault" || name == "docker-credential-tokenvault"
-    }
-
-    /// `--name`, `--name=VALUE`, `--help` or `-h`, as the full parser tells them.
-    private static func isOption(_ word: String) -> Bool { word == "-h" || (word.hasPrefix("--") && word.count > 2) }
-
     /// Takes the option `word` and its value, if it has one.
     ///
     /// - Returns: `false` for `--help`, an unknown option, a flag given a value, or a value missing.
@@ -71,12 +64,7 @@ package struct ForwardedCommandLine: Equatable {
         _ word: String, from rest: inout ArraySlice<String>, into values: inout [String: String],
         options: (values: Set<String>, flags: Set<String>)
     ) -> Bool {
-        var name = String(word.dropFirst(2))
-        var inline: String?
-        if let equals = name.firstIndex(of: "=") {
-            inline = String(name[name.index(after: equals)...])
-            name = String(name[..<equals])
-        }
+        let (name, inline) = CommandLineWord.option(word)
         if options.flags.contains(name) { return inline == nil }
         guard options.values.contains(name), let value = inline ?? rest.popFirst() else { return false }
         values[name] = value

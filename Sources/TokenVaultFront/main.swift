@@ -49,13 +49,7 @@ func askAgent(_ commandLine: [String], environment: [String: String]) -> AgentOu
 /// Replaces this process with `tokenvault-core` from the same folder, given the same command line
 /// (`argv[0]` too, which names a credential helper) and environment.
 func runCore(_ commandLine: [String]) -> Never {
-    var own = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-    let length = readlink("/proc/self/exe", &own, own.count - 1)
-    let folder =
-        length > 0
-        ? URL(fileURLWithPath: String(decoding: own[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self))
-            .deletingLastPathComponent()
-        : URL(fileURLWithPath: commandLine.first ?? "tokenvault").deletingLastPathComponent()
+    let folder = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
     let core = folder.appendingPathComponent("tokenvault-core").path
     var arguments = commandLine.map { strdup($0) } + [nil]
     execv(core, &arguments)

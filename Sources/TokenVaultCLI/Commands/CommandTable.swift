@@ -1,3 +1,4 @@
+import AgentProtocol
 import Foundation
 import TokenVault
 
@@ -36,12 +37,8 @@ enum CommandTable {
     /// command comes first.
     static func helperAliases(_ commandLine: [String]) -> [String] {
         let arguments = Array(commandLine.dropFirst())
-        // The last path component, without building a URL: that alone was a visible part of start-up.
-        switch commandLine.first.map({ $0.split(separator: "/").last.map(String.init) ?? $0 }) {
-        case "git-credential-tokenvault": return ["git-credential"] + arguments
-        case "docker-credential-tokenvault": return ["docker-credential"] + arguments
-        default: return arguments
-        }
+        guard let command = commandLine.first.flatMap(CommandLineWord.helperCommand(program:)) else { return arguments }
+        return [command] + arguments
     }
 
     static let commands: [CommandSpec] = [

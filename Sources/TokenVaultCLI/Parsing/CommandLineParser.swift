@@ -1,3 +1,5 @@
+import AgentProtocol
+
 /// Finds the command in the table and parses its options; `--help` text comes from the same table.
 struct CommandLineParser {
     let commands: [CommandSpec]
@@ -8,7 +10,7 @@ struct CommandLineParser {
     func parse(_ arguments: [String]) throws -> (CommandSpec, ParsedArguments)? {
         var parsed = ParsedArguments()
         var rest = arguments[...]
-        while let word = rest.first, word.isOption {
+        while let word = rest.first, CommandLineWord.isOption(word) {
             rest.removeFirst()
             try take(word, from: &rest, into: &parsed, options: globalOptions) { name in
                 "unknown option --\(name) before the command (only global options may come first); "
@@ -33,7 +35,7 @@ struct CommandLineParser {
                 parsed.positionals += rest
                 break
             }
-            guard word.isOption else {
+            guard CommandLineWord.isOption(word) else {
                 parsed.positionals.append(word)
                 continue
             }
@@ -54,12 +56,7 @@ struct CommandLineParser {
             parsed.flags.insert("help")
             return
         }
-        var name = String(word.dropFirst(2))
-        var inline: String?
-        if let equals = name.firstIndex(of: "=") {
-            inline = String(name[name.index(after: equals)...])
-            name = String(name[..<equals])
-        }
+        let (name, inline) = CommandLineWord.option(word)
         guard let option = options.first(where: { $0.name == name }) else { throw UsageError(unknown(name)) }
         if option.value == nil {
             guard inline == nil else { throw UsageError("--\(name) takes no value") }
@@ -114,9 +111,4 @@ struct CommandLineParser {
             + shown.map { "  \($0.0.padding(toLength: width, withPad: " ", startingAt: 0))  \($0.1)" }
             .joined(separator: "\n") + "\n"
     }
-}
-
-extension String {
-    /// `--name`, `--name=VALUE`, `--help` or `-h`; any other word (`-` for stdin too) is positional.
-    fileprivate var isOption: Bool { self == "-h" || (hasPrefix("--") && count > 2) }
 }
