@@ -55,7 +55,7 @@ enum Format {
         }
     }
 
-    /// A payload size as in the issue: `64 B`, `4 KiB`, `1 MiB`.
+    /// A payload size in whole binary units where it has them: `64 B`, `4 KiB`, `1 MiB`.
     static func payload(_ size: Int) -> String {
         if size >= 1 << 20 && size % (1 << 20) == 0 { return "\(size >> 20) MiB" }
         if size >= 1024 && size % 1024 == 0 { return "\(size >> 10) KiB" }

@@ -10,7 +10,7 @@ struct Goal: Codable, Sendable {
         case notMeasured = "not measured"
     }
 
-    /// The goal, as the issue states it.
+    /// The goal, in words: the bound and what it applies to.
     let goal: String
     /// What was measured, in words.
     let measured: String
