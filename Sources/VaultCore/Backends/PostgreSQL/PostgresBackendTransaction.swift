@@ -5,13 +5,20 @@ import VaultStorage
 struct PostgresBackendTransaction: BackendWriteTransaction {
     /// Where statements go.
     private let runner: any PostgresStatementRunner
-    /// What a write transaction knows of the rows (``PostgresKnownState``); `nil` for a read.
-    private let known: PostgresKnownState?
+    /// What a write transaction knows of the rows (``KnownRecordState``); `nil` for a read.
+    private let known: KnownRecordState?
+    /// The header's `changes` counter `known` is true at, for a write run ahead, which cannot read it.
+    private let knownChanges: Int64?
 
     /// A transaction over `runner`, a connection inside a transaction or deferred statements.
-    init(_ runner: any PostgresStatementRunner, known: PostgresKnownState? = nil) {
+    ///
+    /// - Parameters:
+    ///   - known: What a write transaction knows; `nil` for a read.
+    ///   - knownChanges: The `changes` counter `known` is true at, for a write run ahead.
+    init(_ runner: any PostgresStatementRunner, known: KnownRecordState? = nil, knownChanges: Int64? = nil) {
         self.runner = runner
         self.known = known
+        self.knownChanges = knownChanges
     }
 
     /// The connection, for what only a transaction on the server does (key slots, the schema).
@@ -68,7 +75,7 @@ struct PostgresBackendTransaction: BackendWriteTransaction {
     /// The header's `changes` counter, which every write transaction bumps as it takes the vault's
     /// write lock.
     func changeStamp() throws -> ChangeStamp {
-        if let changes = known?.changes, runner is DeferredStatements { return ChangeStamp(changes) }
+        if let changes = knownChanges, runner is DeferredStatements { return ChangeStamp(changes) }
         return ChangeStamp(try runner.queryFirst("SELECT changes FROM vault_header WHERE singleton = 1")?.int8(0) ?? -1)
     }
 

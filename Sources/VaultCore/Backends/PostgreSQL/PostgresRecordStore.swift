@@ -9,19 +9,19 @@ import VaultStorage
 /// then are filed in `record_index` together. So a vault reads the same whichever backend wrote
 /// it. Bound to one transaction of one connection; not `Sendable`.
 ///
-/// In a write transaction, what it reads and writes also goes into a ``PostgresKnownState``, and
+/// In a write transaction, what it reads and writes also goes into a ``KnownRecordState``, and
 /// the reads that state can answer are answered from it: so a write run ahead of its transaction
 /// (over ``DeferredStatements``) reads nothing from the server.
 struct PostgresRecordStore: RecordStore {
     private let db: any PostgresStatementRunner
-    private let known: PostgresKnownState?
+    private let known: KnownRecordState?
 
     /// A store over `db`, which must be inside a transaction for as long as the store is used, or
     /// which collects the statements of a write run ahead.
     ///
     /// - Parameter known: What a write transaction knows, read from and kept up to date; `nil`
     ///   for a read transaction.
-    init(_ db: any PostgresStatementRunner, known: PostgresKnownState? = nil) {
+    init(_ db: any PostgresStatementRunner, known: KnownRecordState? = nil) {
         self.db = db
         self.known = known
     }

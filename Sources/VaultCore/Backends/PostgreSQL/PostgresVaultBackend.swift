@@ -13,7 +13,7 @@ import VaultStorage
 /// (``Vault/update(_:_:)``'s), which must not run twice for one call.
 ///
 /// A write that may run twice (``writeAhead(_:)``) first runs on what this process knows of the
-/// rows from its own last write (``PostgresKnownState``), with its statements collected instead of
+/// rows from its own last write (``KnownRecordState``), with its statements collected instead of
 /// sent, then sends them in one pipeline: the write lock, the writes, and the bump of the header's
 /// `changes` counter from the value the state was true at, which fails the pipeline, rolling the
 /// writes back, when the counter reads otherwise; committed together in one round trip. When another process wrote in between, the guard fails and nothing is
@@ -25,8 +25,9 @@ final class PostgresVaultBackend: VaultBackend {
     private let lockTimeout: Duration
     /// What other processes commit, heard on the vault's channel by a connection of its own.
     private let changes: PostgresChangeFeed
-    /// What this process knows of the rows, as its last write transaction left them.
-    private let known = Locked<PostgresKnownState?>(nil)
+    /// What this process knows of the rows, as its last write transaction left them, and the
+    /// header's `changes` counter that is true at.
+    private let known = Locked<(changes: Int64, state: KnownRecordState)?>(nil)
     /// How many writes run ahead committed in one round trip, and how many ran again in a
     /// transaction after their pipeline's guard or a statement failed.
     let writesAhead = Locked((committed: 0, rerun: 0))
@@ -81,15 +82,15 @@ final class PostgresVaultBackend: VaultBackend {
     /// What a write transaction, holding the write lock, starts from: what this process knows,
     /// when no other process has written since, so what the process knows grows write by write;
     /// else nothing.
-    private func startingState(_ db: PostgresConnection) throws -> PostgresKnownState {
-        guard let base = known.withLock({ $0?.copy() }), let changes = base.changes,
+    private func startingState(_ db: PostgresConnection) throws -> KnownRecordState {
+        guard let (changes, base) = knownCopy(),
             try db.queryFirst("SELECT changes FROM vault_header WHERE singleton = 1")?.int8(0) == changes
-        else { return PostgresKnownState() }
+        else { return KnownRecordState() }
         return base
     }
 
     func writeAhead<Result>(_ body: (any BackendWriteTransaction) throws -> Result) throws -> Result {
-        if let draft = known.withLock({ $0?.copy() }), let expected = draft.changes,
+        if let (expected, draft) = knownCopy(),
             let result = try writeInOneRoundTrip(body, on: draft, expecting: expected)
         {
             return result
@@ -104,10 +105,10 @@ final class PostgresVaultBackend: VaultBackend {
     ///   process wrote since (the guard failed) or a statement failed, which the transaction reports.
     /// - Throws: Storage errors sending the pipeline, which may or may not have committed.
     private func writeInOneRoundTrip<Result>(
-        _ body: (any BackendWriteTransaction) throws -> Result, on draft: PostgresKnownState, expecting expected: Int64
+        _ body: (any BackendWriteTransaction) throws -> Result, on draft: KnownRecordState, expecting expected: Int64
     ) throws -> Result? {
         let deferred = DeferredStatements()
-        guard let result = try? body(PostgresBackendTransaction(deferred, known: draft)),
+        guard let result = try? body(PostgresBackendTransaction(deferred, known: draft, knownChanges: expected)),
             !deferred.statements.isEmpty
         else { return nil }
         let statements =
@@ -128,11 +129,16 @@ final class PostgresVaultBackend: VaultBackend {
         return result
     }
 
+    /// A copy of what this process knows, for a transaction to work on, with the counter it is
+    /// true at.
+    private func knownCopy() -> (changes: Int64, state: KnownRecordState)? {
+        known.withLock { $0.map { ($0.changes, $0.state.copy()) } }
+    }
+
     /// Keeps `draft` as what this process knows, unless a later write's state is already kept.
-    private func remember(_ draft: PostgresKnownState, at changes: Int64) {
-        draft.changes = changes
+    private func remember(_ draft: KnownRecordState, at changes: Int64) {
         known.withLock { current in
-            if (current?.changes ?? .min) < changes { current = draft }
+            if (current?.changes ?? .min) < changes { current = (changes, draft) }
         }
     }
 

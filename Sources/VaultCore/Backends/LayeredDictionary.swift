@@ -1,7 +1,7 @@
 /// A dictionary that is cheap to copy and change a little: changes go to a small top layer over
-/// a base layer that copies share. Each write run ahead on a PostgreSQL vault works on a copy of
-/// what the process knows and changes a few entries; with one plain dictionary, the first change
-/// to a copy copied every entry, so a store took longer the more rows the process had written.
+/// a base layer that copies share. Each write transaction works on a copy of what the process knows
+/// (``KnownRecordState``) and changes a few entries; with one plain dictionary, the first change to
+/// a copy copied every entry, so a store took longer the more rows the process had written.
 ///
 /// A copy's first change copies the top; merging the top into the base copies the base. With the
 /// top merged at 32 entries, about the square root of ``capacity``, a change costs a few dozen
