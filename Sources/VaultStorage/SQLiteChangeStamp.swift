@@ -8,7 +8,13 @@ package struct SQLiteChangeStamp: Hashable, Sendable {
     /// `PRAGMA data_version`: changes when another connection (of this process or another) commits.
     let dataVersion: Int64
     /// How many write transactions this connection has committed, which `data_version` leaves out.
-    let localCommits: UInt64
+    package let localCommits: UInt64
+
+    /// The stamp this one becomes once the write transaction it was read in commits, if no other
+    /// connection commits in between: `data_version` does not move for the connection's own commit.
+    package var afterLocalCommit: SQLiteChangeStamp {
+        SQLiteChangeStamp(dataVersion: dataVersion, localCommits: localCommits &+ 1)
+    }
 }
 
 extension SQLiteConnection {

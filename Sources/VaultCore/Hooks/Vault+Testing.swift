@@ -29,6 +29,13 @@ extension Vault {
         (backend as? PostgresVaultBackend)?.writesAhead.withLock { $0 }
     }
 
+    /// For a vault file: how many write transactions started from what this vault's previous write
+    /// knew of the rows, and how many read them again because another write came between; `nil`
+    /// for other backends.
+    package var writesFromKnownStateForTesting: (reused: Int, readAgain: Int)? {
+        (backend as? SQLiteVaultBackend)?.writesFromKnownState.withLock { $0 }
+    }
+
     /// Where every key held now lives (master key, subkeys, class roots, cached domain keys, the
     /// token cache key, the device secret); empty when locked. Addresses only, so asking does not
     /// keep a key alive.

@@ -4,29 +4,39 @@ import VaultStorage
 struct SQLiteBackendTransaction: BackendWriteTransaction {
     /// The connection, inside the transaction.
     let db: SQLiteConnection
+    /// What a write transaction knows of the rows (``KnownRecordState``); `nil` for a read.
+    private let known: KnownRecordState?
 
-    init(_ db: SQLiteConnection) {
+    /// A transaction on `db`.
+    ///
+    /// - Parameter known: What a write transaction knows; `nil` for a read.
+    init(_ db: SQLiteConnection, known: KnownRecordState? = nil) {
         self.db = db
+        self.known = known
     }
 
-    var records: any RecordReader { SQLiteRecordStore(db) }
+    var records: any RecordReader { SQLiteRecordStore(db, known: known) }
 
-    var recordStore: any RecordStore { SQLiteRecordStore(db) }
+    var recordStore: any RecordStore { SQLiteRecordStore(db, known: known) }
 
     func header() throws -> VaultHeader {
         try SQLiteSchema.readHeader(db)
     }
 
+    /// The format version, read alone: a format version 1 file has no epoch to read with it.
     func formatVersion() throws -> Int {
-        try SQLiteSchema.formatVersion(db)
+        try known?.header?.formatVersion ?? SQLiteSchema.formatVersion(db)
     }
 
     func epoch() throws -> UInt64 {
-        try SQLiteSchema.epoch(db)
+        try known?.header?.epoch ?? SQLiteSchema.epoch(db)
     }
 
     func epochAndFormatVersion() throws -> (epoch: UInt64, formatVersion: Int) {
-        try SQLiteSchema.epochAndFormatVersion(db)
+        if let header = known?.header { return header }
+        let header = try SQLiteSchema.epochAndFormatVersion(db)
+        known?.header = header
+        return header
     }
 
     func keySlots() throws -> [KeySlot] {
@@ -48,6 +58,7 @@ struct SQLiteBackendTransaction: BackendWriteTransaction {
     }
 
     func createVault(vaultID: [UInt8]) throws {
+        known?.forgetAll()
         try db.execute(SQLiteSchema.createStatements)
         try db.run(
             "INSERT INTO vault_header (singleton, format_version, vault_id) VALUES (1, ?, ?)",
@@ -56,6 +67,7 @@ struct SQLiteBackendTransaction: BackendWriteTransaction {
 
     func writeHeader(formatVersion: Int, epoch: UInt64) throws {
         try SQLiteSchema.writeHeader(formatVersion: formatVersion, epoch: epoch, db)
+        known?.header = (epoch, formatVersion)
     }
 
     func insertSlot(_ slot: KeySlot) throws {
@@ -71,14 +83,17 @@ struct SQLiteBackendTransaction: BackendWriteTransaction {
     }
 
     func addVersion2Columns() throws {
+        known?.forgetAll()
         try SQLiteSchema.addVersion2Columns(db)
     }
 
     func dropKindIndex() throws {
+        known?.forgetAll()
         try SQLiteSchema.dropKindIndex(db)
     }
 
     func addIndexTables() throws {
+        known?.forgetAll()
         try SQLiteSchema.addIndexTables(db)
     }
 }

@@ -9,15 +9,32 @@ import VaultStorage
 /// which a new record (ids count up) dirties anyway, instead of on a page of its own. Every query of
 /// records leaves that row out.
 ///
+/// In a write transaction, what it reads and writes also goes into a ``KnownRecordState``, and the
+/// reads that state can answer are answered from it, as ``PostgresRecordStore`` does: a store of a
+/// token into a vault no other connection wrote since this one's last write reads nothing first.
+///
 /// It wraps one connection inside one transaction, so, like the connection, it is not `Sendable`.
 package struct SQLiteRecordStore: RecordStore {
     private let db: SQLiteConnection
+    private let known: KnownRecordState?
 
     /// A store over `db`, which must be inside a transaction for as long as the store is used.
     ///
+    /// - Parameters:
+    ///   - db: A connection to a vault file (or an in-memory vault) with its tables created.
+    ///   - known: What a write transaction knows, read from and kept up to date; `nil` for a read
+    ///     transaction.
+    init(_ db: SQLiteConnection, known: KnownRecordState?) {
+        self.db = db
+        self.known = known
+    }
+
+    /// A store over `db`, which must be inside a transaction for as long as the store is used; it
+    /// reads everything from the file.
+    ///
     /// - Parameter db: A connection to a vault file (or an in-memory vault) with its tables created.
     package init(_ db: SQLiteConnection) {
-        self.db = db
+        self.init(db, known: nil)
     }
 
     private static let columns = "record_id, kind, lookup, domain, policy, version, sealed, scope"
@@ -40,13 +57,21 @@ package struct SQLiteRecordStore: RecordStore {
 
     /// The row filed under a look-up tag (the `lookup` column is unique).
     package func row(lookup: [UInt8]) throws -> RecordRow? {
-        try db.queryFirst("SELECT \(Self.columns) FROM records WHERE lookup = ?", [.blob(lookup)], row: Self.row)
+        if let row = known?.rows[lookup] { return row }
+        let row = try db.queryFirst(
+            "SELECT \(Self.columns) FROM records WHERE lookup = ?", [.blob(lookup)], row: Self.row)
+        if let known, row.map(known.keeps) ?? true { known.rows[lookup] = .some(row) }
+        return row
     }
 
     /// Whether a row carries the look-up tag: answered from the tag's unique index alone, without
     /// reading the row (a token's is a few KiB) or mapping it.
     package func containsRow(lookup: [UInt8]) throws -> Bool {
-        try db.queryFirst("SELECT 1 FROM records WHERE lookup = ?", [.blob(lookup)]) { _ in true } ?? false
+        if let contains = known?.contains(lookup) { return contains }
+        let contains =
+            try db.queryFirst("SELECT 1 FROM records WHERE lookup = ?", [.blob(lookup)]) { _ in true } ?? false
+        known?.contained[lookup] = contains
+        return contains
     }
 
     /// The row with a record id (the primary key).
@@ -98,6 +123,7 @@ package struct SQLiteRecordStore: RecordStore {
     /// Inserts the row; SQLite refuses a duplicate id or look-up tag.
     package func insert(_ row: RecordRow) throws {
         try db.run("INSERT INTO records (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", Self.values(of: row))
+        known?.inserted(row)
     }
 
     /// Inserts the row with its term hashes in its own `terms` column when its id is above the mark
@@ -113,6 +139,7 @@ package struct SQLiteRecordStore: RecordStore {
         try db.run(
             "INSERT INTO records (\(Self.columns), terms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             Self.values(of: row) + [.blob(column)])
+        known?.inserted(row)
         if UnfiledTerms.fillsTheLimit(mark: mark, recordID: row.id), let largest = try largestRecordID() {
             try fileAll(after: mark, through: largest)
         }
@@ -127,6 +154,7 @@ package struct SQLiteRecordStore: RecordStore {
         guard db.changes == 1 else {
             throw VaultError.conflict("the record was changed or removed since it was read")
         }
+        known?.updated(row)
     }
 
     /// Deletes the row where its id and version still match, and checks one row went.
@@ -137,6 +165,7 @@ package struct SQLiteRecordStore: RecordStore {
         guard db.changes == 1 else {
             throw VaultError.conflict("the record was changed or removed since it was read")
         }
+        known?.deleted(row)
     }
 
     // MARK: Index
@@ -239,7 +268,11 @@ package struct SQLiteRecordStore: RecordStore {
     /// The mark: the largest record id `record_index` files every term of. Empty when the state row is
     /// missing, so every row's terms are read (a look-up opens every match, so none is trusted).
     private func filedThrough() throws -> [UInt8] {
-        try db.queryFirst("SELECT filed_through FROM record_index_state WHERE singleton = 1") { $0.blob(0) } ?? []
+        if let mark = known?.filedThrough { return mark }
+        let mark =
+            try db.queryFirst("SELECT filed_through FROM record_index_state WHERE singleton = 1") { $0.blob(0) } ?? []
+        known?.filedThrough = mark
+        return mark
     }
 
     private func setFiledThrough(_ id: [UInt8]) throws {
@@ -247,11 +280,15 @@ package struct SQLiteRecordStore: RecordStore {
             "INSERT INTO record_index_state (singleton, filed_through) VALUES (1, ?) "
                 + "ON CONFLICT (singleton) DO UPDATE SET filed_through = excluded.filed_through",
             [.blob(id)])
+        known?.filedThrough = id
     }
 
     /// The largest id below the digest row's: the last key before it, one descent of the tree.
     private func largestRecordID() throws -> [UInt8]? {
-        try db.queryFirst(Self.largestRecordIDQuery) { $0.blob(0) }
+        if let largest = known?.largestRecordID { return largest }
+        let largest = try db.queryFirst(Self.largestRecordIDQuery) { $0.blob(0) }
+        known?.largestRecordID = .some(largest)
+        return largest
     }
 
     /// The statement of ``largestRecordID()``, which the index's mark starts from too.
@@ -270,6 +307,13 @@ package struct SQLiteRecordStore: RecordStore {
     /// Reads the digest row (vault-wide; the `integrity` table in a file older than format
     /// version 5) or `group_integrity` (one group).
     package func sealedDigest(scope: [UInt8]?) throws -> [UInt8]? {
+        if let sealed = known?.sealedDigests[scope ?? []] { return sealed }
+        let sealed = try storedDigest(scope: scope)
+        known?.sealedDigests[scope ?? []] = .some(sealed)
+        return sealed
+    }
+
+    private func storedDigest(scope: [UInt8]?) throws -> [UInt8]? {
         if let scope {
             return try db.queryFirst("SELECT sealed FROM group_integrity WHERE scope = ?", [.blob(scope)]) {
                 $0.blob(0)
@@ -287,6 +331,11 @@ package struct SQLiteRecordStore: RecordStore {
     /// Rewrites the digest row (vault-wide; the `integrity` table in a file older than format
     /// version 5, which has no digest row), or upserts into `group_integrity` (one group).
     package func setSealedDigest(_ sealed: [UInt8], scope: [UInt8]?) throws {
+        try storeDigest(sealed, scope: scope)
+        known?.sealedDigests[scope ?? []] = .some(sealed)
+    }
+
+    private func storeDigest(_ sealed: [UInt8], scope: [UInt8]?) throws {
         if let scope {
             try db.run(
                 "INSERT INTO group_integrity (scope, sealed) VALUES (?, ?) "
@@ -314,6 +363,7 @@ package struct SQLiteRecordStore: RecordStore {
     /// Empties `group_integrity`.
     package func removeGroupDigests() throws {
         try db.run("DELETE FROM group_integrity", [])
+        known?.sealedDigests = known?.sealedDigests.filter { $0.isEmpty } ?? LayeredDictionary()
     }
 
     // MARK: Row mapping
