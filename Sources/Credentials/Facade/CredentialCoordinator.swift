@@ -52,7 +52,7 @@ final class CredentialCoordinator: Sendable {
     /// The instance for `id` if one exists for the current storage.
     func existing(_ id: String, in storage: any TokenStorage) -> Credential? {
         state.withLock { state in
-            guard let credential = state.instances[id], credential.storage as AnyObject === storage as AnyObject else {
+            guard let credential = state.instances[id], credential.storage === storage else {
                 return nil
             }
             return credential
@@ -68,13 +68,13 @@ final class CredentialCoordinator: Sendable {
         generation: VaultKeyGeneration?
     ) -> Credential {
         state.withLock { state in
-            if let credential = state.instances[token.id], credential.storage as AnyObject === storage as AnyObject {
+            if let credential = state.instances[token.id], credential.storage === storage {
                 return credential
             }
             let credential = Credential(
                 token: token, metadata: metadata, storage: storage, context: context, generation: generation,
                 requestTimeout: state.requestTimeout)
-            if state.storage as AnyObject === storage as AnyObject { state.instances[token.id] = credential }
+            if state.storage === storage { state.instances[token.id] = credential }
             return credential
         }
     }

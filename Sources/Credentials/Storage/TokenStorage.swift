@@ -5,8 +5,9 @@ import VaultCore
 /// Where `Credential` keeps tokens. Implementations throw ``CredentialError``.
 ///
 /// Two ship with the library: ``VaultTokenStorage`` (the encrypted vault) and
-/// ``InMemoryTokenStorage`` (for tests); both pass the same conformance suite.
-public protocol TokenStorage: Sendable {
+/// ``InMemoryTokenStorage`` (for tests); both pass the same conformance suite. A storage is a class:
+/// `Credential` keeps one instance per token and storage, and tells storages apart by identity.
+public protocol TokenStorage: AnyObject, Sendable {
     /// The default token's id, or `nil`.
     ///
     /// - Throws: ``CredentialError/storage(_:)``; ``VaultTokenStorage`` through a key slot scoped to
