@@ -37,8 +37,8 @@ import TokenVault
         var interruptedWrites = 0
         for round in 0..<Self.kills {
             let worker = try WorkerProcess.start(["mixed", url.path, keyFile.path, "w", "1000000"])
-            let output = try Self.killAfter(
-                acknowledgements: Int.random(in: 0...25, using: &generator),
+            let output = WorkerProcess.kill(
+                after: Int.random(in: 0...25, using: &generator), linesStartingWith: "ack ",
                 delay: .microseconds(Int.random(in: 0...3000, using: &generator)), worker)
             #expect(
                 worker.0.terminationReason == .uncaughtSignal && worker.0.terminationStatus == SIGKILL,
@@ -73,28 +73,5 @@ import TokenVault
         }
         let (vault, connection, workerPath, keyFile) = try PostgresTestServer.keyFileVault(in: directory)
         return (vault, workerPath, keyFile, { try Vault.open(postgres: connection, unlock: .keyFile(keyFile)) })
-    }
-
-    /// Reads the worker's output until it has acknowledged `acknowledgements` operations, waits
-    /// `delay`, kills it with SIGKILL and returns everything it printed.
-    static func killAfter(acknowledgements: Int, delay: Duration, _ worker: (Process, Pipe)) throws -> String {
-        let handle = worker.1.fileHandleForReading
-        var output = Data()
-        let ack = Array("\nack ".utf8)
-        var seen = 0
-        var searched = 0
-        while seen < acknowledgements {
-            let chunk = handle.availableData
-            if chunk.isEmpty { break }
-            output.append(chunk)
-            // Count only lines that are complete in what has been read so far.
-            while let range = output[searched...].firstRange(of: ack) {
-                seen += 1
-                searched = range.upperBound
-            }
-        }
-        usleep(UInt32(delay.components.attoseconds / 1_000_000_000_000))
-        kill(worker.0.processIdentifier, SIGKILL)
-        return String(decoding: output, as: UTF8.self) + WorkerProcess.finish(worker).output
     }
 }

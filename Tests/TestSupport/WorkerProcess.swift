@@ -42,6 +42,40 @@ public enum WorkerProcess {
         return (started.0.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
+    /// Kills a started worker with `SIGKILL` once it has printed `count` lines starting with
+    /// `prefix`, and `delay` after that: the kill lands after that much progress whatever the
+    /// machine's speed (a sanitizer, a loaded machine), then at a random point of what follows.
+    ///
+    /// - Parameters:
+    ///   - count: How many such lines to wait for; 0 kills after `delay` from now.
+    ///   - prefix: The start of the lines counted.
+    ///   - delay: How long to wait after the last of them.
+    ///   - started: What ``start(_:program:)`` returned.
+    /// - Returns: Everything the worker printed.
+    public static func kill(
+        after count: Int, linesStartingWith prefix: String, delay: Duration, _ started: (Process, Pipe)
+    ) -> String {
+        let handle = started.1.fileHandleForReading
+        // A newline before the first line, so that every line start is a newline then the prefix.
+        var output = Data("\n".utf8)
+        let marker = Array("\n\(prefix)".utf8)
+        var seen = 0
+        var searched = 0
+        while seen < count {
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }
+            output.append(chunk)
+            // Count only lines that are complete in what has been read so far.
+            while let range = output[searched...].firstRange(of: marker) {
+                seen += 1
+                searched = range.upperBound
+            }
+        }
+        usleep(UInt32(delay.components.seconds * 1_000_000 + delay.components.attoseconds / 1_000_000_000_000))
+        Foundation.kill(started.0.processIdentifier, SIGKILL)
+        return String(decoding: output.dropFirst(), as: UTF8.self) + finish(started).output
+    }
+
     /// Runs the worker (or another helper program) to completion.
     ///
     /// - Parameters:

@@ -222,10 +222,11 @@ extension KeyRotationTests {
         let kills = max(4, (ProcessInfo.processInfo.environment["TOKENVAULT_CRASH_KILLS"].flatMap(Int.init) ?? 40) / 4)
         var completed = 0
         for round in 0..<kills {
+            // Every third round kills before the first rotation ends; the others after one or two
+            // have committed, then at a random point of the next, however long a rotation takes here.
             let worker = try WorkerProcess.start(["rekey", url.path, keyFile.path, "-", "1000"])
-            usleep(UInt32.random(in: 20_000...400_000))
-            kill(worker.0.processIdentifier, SIGKILL)
-            let output = WorkerProcess.finish(worker).output
+            let output = WorkerProcess.kill(
+                after: round % 3, linesStartingWith: "rekeyed ", delay: .milliseconds(Int.random(in: 0...200)), worker)
             completed += output.components(separatedBy: "rekeyed ").count - 1
             let opened = [keyFile, URL(fileURLWithPath: keyFile.path + ".alt")].compactMap {
                 try? Vault.open(at: url, unlock: .keyFile($0))
