@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Locking
 import OAuth2
@@ -7,44 +6,6 @@ import Testing
 
 /// The authorization-code flow through a loopback redirect (RFC 8252 §7.3), in process.
 @Suite struct LoopbackAuthorizationTests {
-    /// A browser on a thread of its own, started at once: it must not wait for a free task
-    /// executor while the code under test waits for it.
-    final class Browser: Sendable {
-        private let status = Locked<Int?>(nil)
-        private let done = DispatchSemaphore(value: 0)
-
-        /// Starts `visit`, which returns the HTTP status it got, or `nil` when nothing answered.
-        init(_ visit: @escaping @Sendable () throws -> Int?) {
-            let status = self.status
-            let done = self.done
-            DispatchQueue.global().async {
-                let got = try? visit()
-                status.withLock { $0 = got }
-                done.signal()
-            }
-        }
-
-        /// The status the visit got, once it is over.
-        var result: Int? {
-            done.wait()
-            done.signal()
-            return status.value
-        }
-    }
-
-    /// A GET with curl: the HTTP status, or `nil` when nothing listens at `url`.
-    static func get(_ url: URL) -> Int? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "120", url.absoluteString]
-        let output = Pipe()
-        process.standardOutput = output
-        guard (try? process.run()) != nil else { return nil }
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return process.terminationStatus == 0 ? Int(text) : nil
-    }
-
     @Test func theReceiverServesOneRequestOnAnEphemeralLoopbackPortThenCloses() async throws {
         let receiver = try LoopbackRedirectReceiver()
         #expect(receiver.redirectURI.absoluteString.hasPrefix("http://127.0.0.1:"))
@@ -63,11 +24,11 @@ import Testing
         #expect(connected == 0)
         close(idle)
         let target = URL(string: receiver.redirectURI.absoluteString + "?code=abc&state=xyz")!
-        let browser = Browser { Self.get(target) }
+        let browser = LoopbackBrowser { LoopbackBrowser.get(target) }
         let received = try await receiver.receive(timeout: .seconds(300))
         #expect(received == target)
         #expect(browser.result == 200)
-        #expect(Self.get(target) == nil)
+        #expect(LoopbackBrowser.get(target) == nil)
     }
 
     @Test func nobodyComingBackIsATimeout() async throws {
@@ -81,14 +42,9 @@ import Testing
     func aSignInThroughTheBrowserExchangesTheCodeWithItsVerifier() async throws {
         let server = try AuthorizationServer()
         let client = server.client(AuthorizationServer.Client.publicPKCE)
-        let browsers = Locked<[Browser]>([])
+        let browsers = Locked<[LoopbackBrowser]>([])
         let token = try await client.authorizeThroughLoopback { url in
-            let redirectURI = try #require(
-                URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first {
-                    $0.name == "redirect_uri"
-                }?.value.flatMap(URL.init(string:)))
-            let browser = Browser { Self.get(try server.browse(to: url, redirectingTo: redirectURI)) }
-            browsers.withLock { $0.append(browser) }
+            browsers.withLock { $0.append(server.signIn(at: url)) }
         }
         #expect(browsers.value.first?.result == 200)
         #expect(token.idToken != nil)

@@ -6,6 +6,8 @@ extension AuthorizationServer {
     public static let username = "testuser"
     /// The seeded test user's password.
     public static let password = "testpass"
+    /// The seeded test user's email address.
+    public static let email = "testuser@example.com"
     /// The redirect URI registered for the authorization-code clients.
     public static let redirectURI = URL(string: "http://127.0.0.1/callback")!
 
@@ -20,6 +22,12 @@ extension AuthorizationServer {
         public static let service = ("tv-service", String?.some("tv-service-secret"))
         public static let device = ("tv-device", String?.none)
     }
+
+    /// An app's own sign-in API, the kind ForgeCrypt's sample service calls, over this server's
+    /// password and refresh grants: `POST auth/login` takes a JSON email and password,
+    /// `POST auth/refresh` a JSON `refreshToken`, and both answer `accessToken`, `refreshToken`,
+    /// `expiresIn` and `userId` (401 with an `error` when the grant is refused).
+    public var appAPIURL: URL { url.appendingPathComponent("test/app-api") }
 
     /// A client of this server.
     ///

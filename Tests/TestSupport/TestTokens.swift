@@ -32,18 +32,20 @@ public enum TestTokens {
     ///   - subject: The ID token's `sub`.
     ///   - email: The ID token's `email`.
     ///   - roles: The ID token's `roles`.
+    ///   - preferredUsername: The ID token's `preferred_username`; none by default.
     ///   - expiresIn: The access token lifetime.
     ///   - refreshToken: Whether to include a refresh token.
     /// - Returns: The JSON body.
     public static func response(
         subject: String = "jane.doe@example.com", email: String? = "jane.doe@example.com", roles: [String] = ["user"],
-        expiresIn: Int = 3600, refreshToken: Bool = true
+        preferredUsername: String? = nil, expiresIn: Int = 3600, refreshToken: Bool = true
     ) -> Data {
         var idClaims: [String: Any] = [
             "sub": subject, "iss": issuer.absoluteString, "aud": "test-client", "iat": 1_700_000_000,
             "exp": 1_700_003_600, "roles": roles, "name": "Jane Doe",
         ]
         if let email { idClaims["email"] = email }
+        if let preferredUsername { idClaims["preferred_username"] = preferredUsername }
         var body: [String: Any] = [
             "access_token": "at-\(UUID().uuidString)", "token_type": "Bearer", "expires_in": expiresIn,
             "scope": "openid profile", "id_token": jwt(idClaims),
@@ -57,13 +59,16 @@ public enum TestTokens {
     /// - Parameters:
     ///   - subject: The ID token's `sub`.
     ///   - roles: The ID token's `roles`.
+    ///   - preferredUsername: The ID token's `preferred_username`; none by default.
     ///   - expiresIn: The access token lifetime.
     /// - Returns: The token.
     public static func token(
-        subject: String = "jane.doe@example.com", roles: [String] = ["user"], expiresIn: Int = 3600
-    )
-        -> Token
-    {
-        try! Token(response: response(subject: subject, roles: roles, expiresIn: expiresIn), context: context)
+        subject: String = "jane.doe@example.com", roles: [String] = ["user"], preferredUsername: String? = nil,
+        expiresIn: Int = 3600
+    ) -> Token {
+        try! Token(
+            response: response(
+                subject: subject, roles: roles, preferredUsername: preferredUsername, expiresIn: expiresIn),
+            context: context)
     }
 }

@@ -144,8 +144,11 @@ OAUTH2_PROVIDER = {
         "read": "Read",
         "write": "Write",
         "introspection": "Introspect tokens",
+        # What OpenID Connect apps (and the Auth0 and Okta samples) ask for to get a refresh token;
+        # DOT issues one whatever the scope, but refuses a scope it does not know.
+        "offline_access": "Refresh tokens",
     },
-    # No scope requested -> everything except "introspection".
+    # No scope requested -> everything except "introspection" and "offline_access".
     "DEFAULT_SCOPES": ["openid", "profile", "email", "read", "write"],
     # DOT's default of 60 s is shorter than a test can be kept waiting between the browser step
     # and the code exchange when a sanitized suite has both cores busy; no test checks expiry.

@@ -25,6 +25,8 @@ urlpatterns = [
     re_path(r"^test/deny-device/?$", test_views.deny_device, name="test-deny-device"),
     re_path(r"^test/dpop/?$", test_views.dpop_settings, name="test-dpop"),
     re_path(r"^test/dpop-resource/?$", test_views.dpop_resource, name="test-dpop-resource"),
+    re_path(r"^test/app-api/auth/login/?$", test_views.app_api_login, name="test-app-api-login"),
+    re_path(r"^test/app-api/auth/refresh/?$", test_views.app_api_refresh, name="test-app-api-refresh"),
     # DOT at the root: /authorize/, /token/, /revoke_token/, /introspect/,
     # /device-authorization/, /device/, /userinfo/, /.well-known/... .
     path("", include("oauth2_provider.urls", namespace="oauth2_provider")),

@@ -1,13 +1,17 @@
 """Test-only endpoints under /test/ (no authentication: loopback test server)."""
 
+import base64
 import json
+from urllib.parse import urlencode
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.http import HttpResponse, JsonResponse
+from django.test import RequestFactory
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 from oauth2_provider.models import get_device_grant_model
+from oauth2_provider.views import TokenView
 from oauth2_provider.views.metadata import OAuthServerMetadataView
 
 from oauth2_provider.models import get_access_token_model
@@ -198,3 +202,55 @@ def dpop_resource(request):
     return JsonResponse(
         {"ok": True, "method": request.method, "username": token.user.username if token.user else None}
     )
+
+
+# An app's own sign-in API, in the shape of the service in ForgeCrypt's auth-token sample: JSON in,
+# camelCase tokens out. It runs this server's own token endpoint (password and refresh grants of
+# the confidential password client) on a request made here, so its tokens are real ones.
+APP_API_CLIENT = ("tv-confidential-password", "tv-confidential-password-secret")
+
+
+def _app_api_grant(request, form):
+    credentials = base64.b64encode(("%s:%s" % APP_API_CLIENT).encode()).decode()
+    token_request = RequestFactory().post(
+        "/token/",
+        data=urlencode(form),
+        content_type="application/x-www-form-urlencoded",
+        HTTP_HOST=request.get_host(),
+        HTTP_AUTHORIZATION="Basic " + credentials,
+    )
+    response = TokenView.as_view()(token_request)
+    body = json.loads(response.content or b"{}")
+    if response.status_code != 200:
+        return JsonResponse({"error": body.get("error", "invalid_grant")}, status=401)
+    token = get_access_token_model().objects.filter(token=body["access_token"]).select_related("user").first()
+    return JsonResponse(
+        {
+            "accessToken": body["access_token"],
+            "refreshToken": body["refresh_token"],
+            "expiresIn": body["expires_in"],
+            "userId": str(token.user.pk),
+        }
+    )
+
+
+@csrf_exempt
+@require_POST
+def app_api_login(request):
+    """`{"email", "password"}`: the password grant for the user with that email."""
+    params = _params(request) or {}
+    user = get_user_model().objects.filter(email=params.get("email") or "").first()
+    if user is None:
+        return JsonResponse({"error": "invalid_grant"}, status=401)
+    return _app_api_grant(
+        request,
+        {"grant_type": "password", "username": user.get_username(), "password": params.get("password") or ""},
+    )
+
+
+@csrf_exempt
+@require_POST
+def app_api_refresh(request):
+    """`{"refreshToken"}`: the refresh grant."""
+    params = _params(request) or {}
+    return _app_api_grant(request, {"grant_type": "refresh_token", "refresh_token": params.get("refreshToken") or ""})
