@@ -102,8 +102,10 @@ extension CredentialTests {
         }
     }
 
-    /// `CredentialsManager` against the real server: renewal with parameters, the verified user,
-    /// API credentials from a server without audience support, revocation.
+    /// `CredentialsManager` against the real server: renewal with parameters (on the wire, through
+    /// a recording `HTTPClient`), the verified user, API credentials from a server with and without
+    /// audience support, revocation. The recorders are the process-wide `Credential.httpClient`,
+    /// put back after each test.
     @Suite(.enabled(if: AuthorizationServer.isAvailable, AuthorizationServer.skipComment))
     struct ManagerWithServer {
         let directory = TemporaryDirectory()
@@ -152,6 +154,104 @@ extension CredentialTests {
                 try await manager.renew(parameters: ["refresh_token": "chosen-by-caller"])
             }
             #expect(try await server.tokenRequests("refresh_token") == 0)
+        }
+
+        /// The form fields of a request a recorder kept, as sent.
+        static func tokenRequestForms(_ recorder: RecordingHTTPClient) -> [[String: String]] {
+            recorder.requests.filter { $0.method == "POST" && $0.path == "/token/" }.map(\.form)
+        }
+
+        @Test func renewSendsItsParametersOnTheWire() async throws {
+            let server = try AuthorizationServer()
+            let manager = CredentialsManager(name: "renew-parameters")
+            try manager.store(credentials: try await server.passwordToken())
+            let recorder = RecordingHTTPClient(
+                recording: server.url, formFields: ["grant_type", "resource_hint", "scope", "audience"])
+            Credential.httpClient = recorder
+            defer { Credential.httpClient = URLSessionHTTPClient() }
+            try await server.resetStats()
+
+            let renewed = try await manager.renew(parameters: [
+                "resource_hint": "tokenvault-tests", "scope": "openid profile read",
+            ])
+            #expect(
+                Self.tokenRequestForms(recorder) == [
+                    [
+                        "grant_type": "refresh_token", "resource_hint": "tokenvault-tests",
+                        "scope": "openid profile read",
+                    ]
+                ])
+            #expect(try await server.tokenRequests() == ["refresh_token": 1])
+            // The server got the scope: it granted that scope, narrower than the password grant's.
+            #expect(renewed.scope == ["openid", "profile", "read"])
+            #expect(try await manager.credentials() == renewed)
+        }
+
+        /// A server that issues access tokens for another API from the refresh token, as Auth0
+        /// does: the audience and scope go on the wire, the token comes back for them (the server's
+        /// introspection says so), is handed out without being stored, and a rotated refresh token
+        /// is stored first, so the next renewal works with reuse protection on.
+        @Test func apiCredentialsComeBackForTheAudienceAndScopeAskedFor() async throws {
+            let audience = "https://api.example.com"
+            let server = try AuthorizationServer(
+                .init(rotateRefreshTokens: true, reuseProtection: true, apiAudiences: [audience]))
+            let manager = CredentialsManager(name: "api")
+            let signedIn = try await server.passwordToken()
+            try manager.store(credentials: signedIn)
+            let recorder = RecordingHTTPClient(recording: server.url, formFields: ["grant_type", "audience", "scope"])
+            Credential.httpClient = recorder
+            defer { Credential.httpClient = URLSessionHTTPClient() }
+            try await server.resetStats()
+
+            let api = try await manager.apiCredentials(forAudience: audience, scope: ["read"])
+            #expect(
+                Self.tokenRequestForms(recorder) == [
+                    ["grant_type": "refresh_token", "audience": audience, "scope": "read"]
+                ])
+            #expect(try await server.tokenRequests(forAudience: audience) == 1)
+            #expect(api.audience == audience && api.scope == ["read"] && api.tokenType == "Bearer")
+            #expect(api.expiresAt > Date().addingTimeInterval(60))
+            // The manager asked the server's introspection (the token is opaque), which the test asks too.
+            #expect(recorder.lines.filter { $0 == "POST /introspect/" }.count == 1)
+            let asAToken = Token(
+                id: signedIn.id, tokenType: api.tokenType, accessToken: api.accessToken, refreshToken: nil,
+                idToken: nil,
+                deviceSecret: nil, scope: api.scope, issuedAt: Date(), expiresIn: 60, context: signedIn.context)
+            let info = try await server.client().introspect(asAToken, type: .accessToken)
+            #expect(info.active && info.audience == [audience] && info[.scope] as? String == "read")
+
+            // Not stored: the credentials keep their own access token, and the one record; the
+            // rotated refresh token was stored (a replay of the old one would end the family).
+            let stored = try await manager.credentials()
+            #expect(stored.accessToken == signedIn.accessToken)
+            #expect(stored.refreshToken != signedIn.refreshToken)
+            #expect(Credential.allIDs == [signedIn.id])
+            // Not cached: the next call asks the server again, for a new token.
+            let again = try await manager.apiCredentials(forAudience: audience, scope: ["read"])
+            #expect(again.accessToken != api.accessToken)
+            #expect(try await server.tokenRequests(forAudience: audience) == 2)
+
+            let renewed = try await manager.renew()
+            #expect(renewed.scope?.contains("openid") == true)  // the refresh token kept its scope
+            #expect(try await server.client().introspect(asAToken, type: .accessToken).active)
+        }
+
+        @Test func anAudienceTheServerDoesNotKnowIsItsRefusalAndRotatesNothing() async throws {
+            let server = try AuthorizationServer(
+                .init(rotateRefreshTokens: true, reuseProtection: true, apiAudiences: ["https://api.example.com"]))
+            let manager = CredentialsManager(name: "api-unknown")
+            let signedIn = try await server.passwordToken()
+            try manager.store(credentials: signedIn)
+            let refused = CredentialsManagerError.apiExchangeFailed(
+                .server(
+                    error: "access_denied", description: "Service not found: https://unknown.example.com",
+                    statusCode: 403))
+            await #expect(throws: refused) {
+                try await manager.apiCredentials(forAudience: "https://unknown.example.com")
+            }
+            #expect(try await manager.credentials().refreshToken == signedIn.refreshToken)
+            try await manager.renew()
+            #expect(manager.hasValid(minTTL: 60))
         }
 
         @Test func aServerWithoutAudienceSupportGivesATypedErrorAndLosesNoRefreshToken() async throws {

@@ -156,8 +156,9 @@ public final class CredentialsManager: Sendable {
     /// their own access token; a refresh token the server rotates is stored before this returns.
     ///
     /// The answer's access token must be shown to be for `audience`: a JWT whose `aud` names it, or
-    /// a server whose introspection says so. A server that ignores the `audience` parameter (most
-    /// do, the local test server among them) gives ``CredentialsManagerError/audienceNotSupported(_:)``
+    /// a server whose introspection says so (Auth0 issues JWTs; the local test server, started with
+    /// API audiences, opaque tokens its introspection reports). A server that ignores the
+    /// `audience` parameter (most do) gives ``CredentialsManagerError/audienceNotSupported(_:)``
     /// and the token is not handed out. API credentials are not cached: each call asks the server.
     /// - Parameters:
     ///   - audience: The API's identifier.
