@@ -4,8 +4,8 @@ import Testing
 import TokenVault
 
 extension CredentialTests {
-    /// `CredentialsManager` without a server: replacing, the default, security options, the user,
-    /// and the errors an app tells apart. Part of the serialized suite: it uses the process-wide
+    /// `CredentialsManager` without a server: replacing, the default, security options and the
+    /// authentication context, the user, and the errors an app tells apart. Part of the serialized suite: it uses the process-wide
     /// `Credential` state.
     @Suite struct ManagerStorage {
         let directory = TemporaryDirectory()
@@ -42,6 +42,57 @@ extension CredentialTests {
             try second.store(credentials: token())
             #expect(Credential.default?.id == defaultID)
             #expect(Credential.allIDs.count == 2)
+        }
+
+        /// Credentials stored behind access control (the enrolled key-file factor standing in for
+        /// biometry) are given to a manager whose context proves the factor, and refused with
+        /// `interactionRequired`, before anything is sent, to one without a context. Each manager
+        /// reads a record no credential of this process has loaded (as after a new launch): an
+        /// instance already loaded is shared by the whole process (see `Credential.with(id:)`).
+        @Test func accessControlledCredentialsNeedTheManagersAuthenticationContext() async throws {
+            let factor = directory.file("factor.key")
+            try KeyFile.generate(at: factor)
+            try vault.enrollFactor(.keyFile(factor))
+            let security: [Credential.Security] = [.accessibility(.afterFirstUnlock), .accessControl(.biometryAny)]
+            func manager(_ keyFile: URL?) -> CredentialsManager {
+                CredentialsManager(
+                    name: "guarded", security: security,
+                    authenticationContext: keyFile.map { KeyFileAuthenticationContext(keyFile: $0) })
+            }
+            let stored = token()
+            try manager(nil).store(credentials: stored)  // storing needs no proof
+            #expect(try vault.allTokenRecordMetadata().map(\.policy.accessControl) == [.biometryAny])
+
+            try Credential.use(vault)
+            let withoutProof = manager(nil)
+            await #expect(throws: CredentialsManagerError.interactionRequired) { try await withoutProof.credentials() }
+            await #expect(throws: CredentialsManagerError.interactionRequired) { try await withoutProof.renew() }
+            await #expect(throws: CredentialsManagerError.interactionRequired) {
+                try await withoutProof.apiCredentials(forAudience: "https://api.example.com")
+            }
+            await #expect(throws: CredentialsManagerError.interactionRequired) { try await withoutProof.revoke() }
+            #expect(throws: CredentialsManagerError.interactionRequired) {
+                try withoutProof.store(credentials: token())
+            }
+            #expect(!withoutProof.hasValid() && !withoutProof.canRenew() && withoutProof.user == nil)
+
+            let wrong = directory.file("wrong.key")
+            try KeyFile.generate(at: wrong)
+            await #expect(throws: CredentialsManagerError.storage(.storage(.invalidCredentials))) {
+                try await manager(wrong).credentials()
+            }
+
+            try Credential.use(vault)
+            let withProof = manager(factor)
+            #expect(try await withProof.credentials() == stored)
+            #expect(withProof.hasValid(minTTL: 60) && withProof.canRenew())
+            let replacement = token()
+            try withProof.store(credentials: replacement)
+            #expect(try await withProof.credentials().accessToken == replacement.accessToken)
+            // Replaced in place, the record keeps its access control.
+            #expect(try vault.allTokenRecordMetadata().map(\.policy.accessControl) == [.biometryAny])
+            try Credential.use(vault)
+            await #expect(throws: CredentialsManagerError.interactionRequired) { try await manager(nil).credentials() }
         }
 
         @Test func aStoreRefusesAnotherClientsOrAnotherProtectionsTokenAndKeepsTheOld() async throws {

@@ -55,7 +55,9 @@ public final class CredentialsManager: Sendable {
     /// - Parameter credentials: The token set.
     /// - Throws: ``CredentialsManagerError/differentClient`` when the stored credentials are another
     ///   client's, ``CredentialsManagerError/securityMismatch`` when they were stored with other
-    ///   security options, ``CredentialsManagerError/locked``, ``CredentialsManagerError/storage(_:)``.
+    ///   security options, ``CredentialsManagerError/locked``,
+    ///   ``CredentialsManagerError/interactionRequired`` when the stored credentials need a proof
+    ///   the ``authenticationContext`` does not give, ``CredentialsManagerError/storage(_:)``.
     public func store(credentials: Token) throws {
         try translating(server: CredentialsManagerError.renewFailed) {
             let (policy, _) = try Credential.Security.resolve(security)
@@ -112,6 +114,7 @@ public final class CredentialsManager: Sendable {
     /// - Parameter minTTL: The minimum remaining lifetime, in seconds.
     /// - Returns: Valid credentials.
     /// - Throws: ``CredentialsManagerError/noCredentials``, ``CredentialsManagerError/locked``,
+    ///   ``CredentialsManagerError/interactionRequired`` (nothing is sent),
     ///   ``CredentialsManagerError/expired`` when they need renewing and have no refresh token,
     ///   ``CredentialsManagerError/renewFailed(_:)``, ``CredentialsManagerError/largeMinTTL(_:)``
     ///   when even fresh tokens live shorter than `minTTL`.
@@ -138,7 +141,8 @@ public final class CredentialsManager: Sendable {
     /// - Parameter parameters: Extra form fields (none may be one the client sets itself).
     /// - Returns: The renewed credentials.
     /// - Throws: ``CredentialsManagerError/noCredentials``, ``CredentialsManagerError/noRefreshToken``,
-    ///   ``CredentialsManagerError/locked``, ``CredentialsManagerError/renewFailed(_:)`` (with
+    ///   ``CredentialsManagerError/locked``, ``CredentialsManagerError/interactionRequired``,
+    ///   ``CredentialsManagerError/renewFailed(_:)`` (with
     ///   ``OAuth2Error/reservedParameter(_:)`` before anything is sent).
     @discardableResult
     public func renew(parameters: [String: String] = [:]) async throws -> Token {
@@ -166,7 +170,8 @@ public final class CredentialsManager: Sendable {
     /// - Returns: The API's access token.
     /// - Throws: ``CredentialsManagerError/audienceNotSupported(_:)``,
     ///   ``CredentialsManagerError/apiExchangeFailed(_:)``, ``CredentialsManagerError/noCredentials``,
-    ///   ``CredentialsManagerError/noRefreshToken``, ``CredentialsManagerError/locked``.
+    ///   ``CredentialsManagerError/noRefreshToken``, ``CredentialsManagerError/locked``,
+    ///   ``CredentialsManagerError/interactionRequired``.
     public func apiCredentials(forAudience audience: String, scope: [String]? = nil) async throws -> APICredentials {
         try await translating(server: CredentialsManagerError.apiExchangeFailed) {
             let credential = try required()
@@ -198,7 +203,8 @@ public final class CredentialsManager: Sendable {
     /// it does nothing, as Auth0's does.
     ///
     /// - Throws: ``CredentialsManagerError/revokeFailed(_:)`` (nothing is removed when the server
-    ///   refuses or cannot be reached), ``CredentialsManagerError/locked`` (nothing is sent).
+    ///   refuses or cannot be reached), ``CredentialsManagerError/locked`` or
+    ///   ``CredentialsManagerError/interactionRequired`` (nothing is sent).
     public func revoke() async throws {
         try await translating(server: CredentialsManagerError.revokeFailed) {
             try await managed()?.revoke(type: .all)
