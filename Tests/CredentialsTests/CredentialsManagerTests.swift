@@ -44,6 +44,34 @@ extension CredentialTests {
             #expect(Credential.allIDs.count == 2)
         }
 
+        /// Storing credentials says who is signed in now: when the app cleared the default, a
+        /// replacement makes the manager's credentials the default again, as a first store would,
+        /// and announces it; a default the app gave another credential is left alone.
+        @Test func aReplacementAfterTheDefaultWasClearedBecomesTheDefaultAsAFirstStoreWould() throws {
+            let recorder = DefaultChangeRecorder()
+            let manager = CredentialsManager(name: "signed-in")
+            try manager.store(credentials: token())
+            let id = try #require(Credential.default?.id)
+            Credential.default = nil
+            #expect(Credential.default == nil)
+
+            let replacement = token()
+            try manager.store(credentials: replacement)
+            #expect(Credential.default?.id == id)  // the same record, replaced in place
+            #expect(try Credential.default?.currentToken().accessToken == replacement.accessToken)
+            #expect(Credential.allIDs == [id])
+            #expect(recorder.ids == [id, nil, id])
+
+            let other = CredentialsManager(name: "other")
+            try other.store(credentials: token())
+            let otherID = try #require(Set(Credential.allIDs).subtracting([id]).first)
+            #expect(Credential.default?.id == id)  // a first store does not take the default either
+            Credential.default = try Credential.with(id: otherID)
+            try manager.store(credentials: token())
+            #expect(Credential.default?.id == otherID)
+            #expect(recorder.ids == [id, nil, id, otherID])
+        }
+
         /// Credentials stored behind access control (the enrolled key-file factor standing in for
         /// biometry) are given to a manager whose context proves the factor, and refused with
         /// `interactionRequired`, before anything is sent, to one without a context. Each manager

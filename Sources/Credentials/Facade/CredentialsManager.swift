@@ -49,8 +49,11 @@ public final class CredentialsManager: Sendable {
     ///
     /// A replacement takes the place of the old record (the stored id stays, so the credentials stay
     /// the default if they were): a reader in any process sees either the old credentials or the
-    /// new ones, never both and never none. The first credentials stored into an empty storage
-    /// become the default, as with ``Credential/store(_:tags:security:)``.
+    /// new ones, never both and never none. Storing credentials means this is who is signed in now,
+    /// so when no credential is the default (none was stored yet, or the app set
+    /// ``Credential/default`` to `nil`), this manager's credentials become the default, whether
+    /// they are stored for the first time or replace the manager's earlier ones, as with
+    /// ``Credential/store(_:tags:security:)``; another credential that is the default stays it.
     ///
     /// - Parameter credentials: The token set.
     /// - Throws: ``CredentialsManagerError/differentClient`` when the stored credentials are another
