@@ -73,6 +73,11 @@ def parse_args(argv):
                    help="DEVICE_FLOW_INTERVAL advertised by /device-authorization/ (default 1)")
     p.add_argument("--dpop-nonce", type=yes_no, metavar="yes|no",
                    help="require a server nonce in every DPoP proof (default no)")
+    p.add_argument("--api-audiences", metavar="'URI ...'",
+                   help="APIs a refresh_token grant may name in `audience` (Auth0's multi-resource "
+                        "refresh token); space-separated (default: none, `audience` is ignored)")
+    p.add_argument("--device-id-token", type=yes_no, metavar="yes|no",
+                   help="the device grant returns an ID token when openid is in scope (default no)")
     p.add_argument("--parent-pid", type=int, metavar="PID",
                    help="exit when this process no longer exists")
     p.add_argument("--exit-on-stdin-eof", action="store_true",
@@ -160,6 +165,8 @@ def serve(args, state_dir, run_db):
         "TVAUTH_GRACE_PERIOD": args.grace_period,
         "TVAUTH_DEVICE_INTERVAL": args.device_interval,
         "TVAUTH_DPOP_NONCE": args.dpop_nonce,
+        "TVAUTH_API_AUDIENCES": args.api_audiences,
+        "TVAUTH_DEVICE_ID_TOKEN": args.device_id_token,
     }
     env.update({key: str(value) for key, value in optional.items() if value is not None})
     os.environ.update(env)

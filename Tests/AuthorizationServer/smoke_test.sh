@@ -491,8 +491,49 @@ http POST "$URL/token/" -d grant_type=refresh_token -d refresh_token="$N_RT" -d 
 DETAIL="status $STATUS $(body)"
 check "--rotate-refresh-tokens no: same refresh token returned" test "$STATUS|$(field refresh_token)" = "200|$N_RT"
 
+# --- fourth server: API audiences (Auth0's multi-resource refresh token), device ID tokens ------
+API="https://api.example.com"
+start_server audiences --api-audiences "$API" --device-id-token yes
+URL="$URL_audiences"
+CONF=(-u tv-confidential-password:tv-confidential-password-secret)
+http POST "$URL/token/" "${CONF[@]}" -d grant_type=password -d username=testuser -d password=testpass
+A_RT="$(field refresh_token)"; A_AT="$(field access_token)"
+http POST "$URL/token/" "${CONF[@]}" -d grant_type=refresh_token -d refresh_token="$A_RT" -d audience="$API" -d scope=read
+DETAIL="status $STATUS $(body)"
+check "refresh with a known audience and scope -> 200, that scope, no id_token" test \
+    "$STATUS|$(field scope)|$(field id_token)" = "200|read|"
+API_AT="$(field access_token)"; A_RT2="$(field refresh_token)"
+http POST "$URL/introspect/" -u "$SERVICE" -d token="$API_AT"
+DETAIL="status $STATUS $(body)"
+check "introspection of the API token -> aud [API], scope read" test \
+    "$STATUS|$(field aud)|$(field scope)" = "200|[\"$API\"]|read"
+http POST "$URL/token/" "${CONF[@]}" -d grant_type=refresh_token -d refresh_token="$A_RT2" -d audience=https://unknown.example.com
+DETAIL="status $STATUS $(body)"
+check "refresh with an unknown audience -> 403 access_denied" test "$STATUS|$(field error)" = "403|access_denied"
+http POST "$URL/token/" "${CONF[@]}" -d grant_type=refresh_token -d refresh_token="$A_RT2"
+DETAIL="status $STATUS $(body)"
+check "a later plain refresh keeps the refresh token's scope, and no aud" test \
+    "$STATUS|$(field scope)" = "200|openid profile email read write"
+http POST "$URL/introspect/" -u "$SERVICE" -d token="$API_AT"
+check "the API token outlives the later refresh" test "$STATUS|$(field active)" = "200|true"
+http GET "$URL/test/stats"
+check "stats count the audience" test "$(field token_audiences)" = "{\"$API\": 1}"
+http POST "$URL/device-authorization/" -d client_id=tv-device -d scope="openid profile"
+D_CODE="$(field device_code)"; D_USER="$(field user_code)"
+http POST "$URL/test/approve-device" -d user_code="$D_USER"
+http POST "$URL/token/" -d grant_type=urn:ietf:params:oauth:grant-type:device_code -d device_code="$D_CODE" -d client_id=tv-device
+DETAIL="status $STATUS $(body)"
+check "--device-id-token yes: the device grant returns an id_token" test -n "$(field id_token)"
+D_CLAIMS="$(verify_jwt "$(field id_token)" 2>&1)"
+DETAIL="$D_CLAIMS"
+check "device id_token signature verifies; aud tv-device, iss, preferred_username" "$PY" -c '
+import json, sys
+claims = json.loads(sys.argv[1])
+assert claims["aud"] == "tv-device" and claims["iss"] == sys.argv[2] and claims["preferred_username"] == "testuser"
+' "$D_CLAIMS" "$URL"
+
 # --- shutdown -------------------------------------------------------------------------------------
-for name in main grace norotate; do
+for name in main grace norotate audiences; do
     pid_var="PID_$name"; pid="${!pid_var:-}"
     [ -n "$pid" ] || continue
     kill -TERM "$pid"

@@ -58,6 +58,9 @@ import TokenVault
             try !scoped.add(
                 token: added, metadata: Token.Metadata(token: added, tags: [:]), security: [.accessGroup("teamA")]))
         #expect(try team.full.defaultTokenID() == nil)
+        // Nor does one it already stores (a replacement by a `CredentialsManager`).
+        #expect(try !scoped.setDefaultTokenIDIfNone(team.teamA.id))
+        #expect(try team.full.defaultTokenID() == nil)
 
         // Removing the default token through it leaves no default behind.
         try team.full.setDefaultTokenID(team.teamA.id)

@@ -24,6 +24,25 @@ import TokenVault
         #expect(throws: CredentialError.alreadyExists(first.id)) { try add(first, to: storage) }
     }
 
+    /// A stored token becomes the default only when there is none, as a new one does when added.
+    @Test(arguments: StorageKind.all)
+    func aStoredTokenBecomesTheDefaultOnlyWhenThereIsNone(kind: StorageKind) throws {
+        let storage = try kind.make(directory)
+        let first = TestTokens.token()
+        let second = TestTokens.token()
+        _ = try add(first, to: storage)
+        _ = try add(second, to: storage)
+        #expect(try !storage.setDefaultTokenIDIfNone(second.id))
+        #expect(try storage.defaultTokenID() == first.id)
+        try storage.setDefaultTokenID(nil)
+        #expect(throws: CredentialError.notFound("missing")) { try storage.setDefaultTokenIDIfNone("missing") }
+        #expect(try storage.defaultTokenID() == nil)
+        #expect(try storage.setDefaultTokenIDIfNone(second.id))
+        #expect(try storage.defaultTokenID() == second.id)
+        #expect(try !storage.setDefaultTokenIDIfNone(first.id))
+        #expect(try storage.defaultTokenID() == second.id)
+    }
+
     @Test(arguments: StorageKind.all)
     func aRefusedDuplicateLeavesTheStoredTokenAndItsIndexAsTheyWere(kind: StorageKind) throws {
         let storage = try kind.make(directory)

@@ -66,6 +66,32 @@ import VaultCore
         #expect(!Token.Metadata(id: "x", claims: ["sub": .string("user-1")]).claimsVerified)
     }
 
+    /// The legacy JSON record form predates the mark, so no record of it the library wrote has
+    /// one: a JSON record that claims it (a key hand-written into a token or its metadata) reads
+    /// back unverified, through the reader and through the format upgrade alike.
+    @Test func aLegacyJSONRecordNeverReadsBackVerified() throws {
+        let verified = try Self.tokens().verified
+        func legacy(_ value: some Encodable, adding key: String) throws -> [UInt8] {
+            var object = try #require(
+                try JSONSerialization.jsonObject(with: JSONEncoder().encode(value)) as? [String: Any])
+            object[key] = true
+            return Array(try JSONSerialization.data(withJSONObject: ["v": 1, "value": object]))
+        }
+        let token = try TokenRecordCoding.decodeToken(try legacy(verified, adding: "idTokenVerified"))
+        #expect(token == verified)
+        #expect(!token.idTokenVerified)
+        // Written again, it is format 1: nothing upgrades it to the verified format.
+        #expect(TokenRecordCoding.encode(token).first == TokenRecordCoding.formatMarker)
+
+        let metadataBytes = try legacy(Token.Metadata(token: verified, tags: ["team": "a"]), adding: "claimsVerified")
+        let metadata = try TokenRecordCoding.decodeMetadata(metadataBytes)
+        #expect(metadata.subject == "user-1")
+        #expect(!metadata.claimsVerified)
+        let upgraded = try TokenRecordCoding.upgradedMetadata(metadataBytes).metadata
+        #expect(upgraded.first == TokenRecordCoding.formatMarker)
+        #expect(try !TokenRecordCoding.decodeMetadata(upgraded).claimsVerified)
+    }
+
     /// Only the marker and flag set the mark: a format 1 record cannot claim it, a format 3 one
     /// cannot be without it, and format 3 metadata must hold an ID token's payload.
     @Test func aMarkThatDisagreesWithItsRecordIsACorruptRecord() throws {

@@ -170,6 +170,35 @@ struct IDTokenIntegrationTests {
         #expect(try await server.requests(to: Self.jwksPath) == 3)
     }
 
+    /// The device grant (RFC 8628) from a server that answers it with an ID token, as OpenID
+    /// providers do: `pollForToken` returns it verified, after fetching the issuer's keys.
+    @Test func theDeviceGrantReturnsAVerifiedIDToken() async throws {
+        let server = try AuthorizationServer(.init(deviceIDToken: true))
+        let oauth2 = client(server, AuthorizationServer.Client.device, cache: JWKSCache())
+        let authorization = try await oauth2.deviceAuthorization()
+        let token = try await oauth2.pollForToken(authorization) { _ in
+            try await server.approveDevice(userCode: authorization.userCode)
+        }
+        let idToken = try #require(token.idToken)
+        #expect(token.idTokenVerified)
+        #expect(idToken.isVerified)
+        #expect(idToken.audience == [AuthorizationServer.Client.device.0])
+        #expect(idToken.preferredUsername == AuthorizationServer.username)
+        #expect(try await server.requests(to: Self.jwksPath) == 1)
+    }
+
+    /// DOT's own device grant gives no ID token, so there is nothing to mark verified.
+    @Test func aDeviceGrantWithoutAnIDTokenIsNotMarkedVerified() async throws {
+        let server = try AuthorizationServer()
+        let oauth2 = client(server, AuthorizationServer.Client.device, cache: JWKSCache())
+        let authorization = try await oauth2.deviceAuthorization()
+        let token = try await oauth2.pollForToken(authorization) { _ in
+            try await server.approveDevice(userCode: authorization.userCode)
+        }
+        #expect(token.idToken == nil)
+        #expect(!token.idTokenVerified)
+    }
+
     @Test func aRefreshedIDTokenMustBeAboutTheSameUser() async throws {
         let server = try AuthorizationServer()
         let oauth2 = client(server, cache: JWKSCache())

@@ -4,9 +4,10 @@ import OAuth2
 import TestSupport
 import Testing
 
-/// The key cache with a fetch that counts its calls: one fetch per issuer, one refetch for an
-/// unknown key id and then none within the minimum interval, a refetch once the set is too old,
-/// and eviction of the least recently used issuer.
+/// The key cache with a fetch that counts its calls and an injected time: one fetch per issuer, a
+/// refetch for an unknown key id unless one started within the minimum interval (5 s by default:
+/// a key rotated in soon after a fetch is accepted 5 s later, while made-up ones cost one request
+/// per interval), a refetch once the set is too old, and eviction of the least recently used issuer.
 @Suite struct JWKSCacheTests {
     static let first = try! TestSigningKey(.ed25519, keyID: "first")
     static let second = try! TestSigningKey(.ed25519, keyID: "second")
@@ -66,6 +67,59 @@ import Testing
                 fetch: issuers.fetch(issuer))
         }
         #expect(issuers.count(issuer) == 3)
+    }
+
+    /// With the default interval, a key rotated in seconds after a fetch is accepted as soon as
+    /// 5 s have passed since that fetch; before, its tokens are refused without a request.
+    @Test func aKeyRotatedInSoonAfterAFetchIsAcceptedOnceTheShortIntervalHasPassed() async throws {
+        let cache = JWKSCache()
+        #expect(cache.minimumRefetchInterval == 5)
+        #expect(JWKSCache.defaultMinimumRefetchInterval == 5)
+        let issuers = Issuers()
+        let issuer = Self.issuer(1)
+        func key(_ id: String, at seconds: TimeInterval) async throws -> JWK {
+            try await cache.key(
+                issuer: issuer, id: id, algorithm: .edDSA, now: Self.start.addingTimeInterval(seconds),
+                fetch: issuers.fetch(issuer))
+        }
+        #expect(try await key("first", at: 0).keyID == "first")
+        issuers.published.withLock { $0 = [Self.first, Self.second] }
+        // Within 5 s of the fetch: refused, and the issuer is not asked.
+        await #expect(throws: IDTokenValidationError.unknownKey) { try await key("second", at: 4.9) }
+        #expect(issuers.count(issuer) == 1)
+        // At 5 s (a 60 s interval would still refuse it for 55 s more): one fetch finds it.
+        #expect(try await key("second", at: 5).keyID == "second")
+        #expect(issuers.count(issuer) == 2)
+        #expect(try await key("first", at: 5.5).keyID == "first")
+        #expect(try await key("second", at: 6).keyID == "second")
+        #expect(issuers.count(issuer) == 2)
+
+        // A rotation long after the last fetch is found by the first token that names it.
+        let third = try TestSigningKey(.ed25519, keyID: "third")
+        issuers.published.withLock { $0 = [Self.second, third] }
+        #expect(try await key("third", at: 1000).keyID == "third")
+        #expect(issuers.count(issuer) == 3)
+    }
+
+    /// Made-up key ids, ten a second for a minute: the issuer is asked at most once per 5 s (the
+    /// first fetch, then one at 5, 10, ... 55 s), and every one of them is refused.
+    @Test func madeUpKidsCostAtMostOneRequestPerInterval() async throws {
+        let cache = JWKSCache()
+        let issuers = Issuers()
+        let issuer = Self.issuer(1)
+        _ = try await cache.key(
+            issuer: issuer, id: "first", algorithm: .edDSA, now: Self.start, fetch: issuers.fetch(issuer))
+        for second in 0..<60 {
+            for attempt in 0..<10 {
+                await #expect(throws: IDTokenValidationError.unknownKey) {
+                    try await cache.key(
+                        issuer: issuer, id: "forged-\(second)-\(attempt)", algorithm: .edDSA,
+                        now: Self.start.addingTimeInterval(TimeInterval(second) + TimeInterval(attempt) / 10),
+                        fetch: issuers.fetch(issuer))
+                }
+            }
+        }
+        #expect(issuers.count(issuer) == 12)
     }
 
     @Test func aSetOlderThanTheMaximumAgeIsFetchedAgainSoWithdrawnKeysStopWorking() async throws {

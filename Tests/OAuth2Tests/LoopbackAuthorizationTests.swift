@@ -48,6 +48,7 @@ import Testing
         }
         #expect(browsers.value.first?.result == 200)
         #expect(token.idToken != nil)
+        #expect(token.idTokenVerified)  // the exchange checked it against the issuer's keys
         #expect(token.refreshToken != nil)
         #expect(try await server.tokenRequests("authorization_code") == 1)
     }

@@ -15,6 +15,8 @@ public final class AuthorizationServer: Sendable {
         public var rotateRefreshTokens: Bool
         public var reuseProtection: Bool
         public var gracePeriod: Int
+        public var apiAudiences: [String]
+        public var deviceIDToken: Bool
 
         /// Settings.
         ///
@@ -23,14 +25,20 @@ public final class AuthorizationServer: Sendable {
         ///   - rotateRefreshTokens: Whether a refresh issues a new refresh token.
         ///   - reuseProtection: Whether replaying a rotated refresh token revokes the whole family.
         ///   - gracePeriod: Seconds a rotated refresh token still works.
+        ///   - apiAudiences: The APIs a refresh may name in `audience` to get an access token for
+        ///     that API, as from Auth0; none by default, and the parameter is then ignored.
+        ///   - deviceIDToken: Whether the device grant returns an ID token when the scope has
+        ///     `openid`, as OpenID providers do; DOT's own grant never does (the default).
         public init(
             accessTokenLifetime: Int = 3600, rotateRefreshTokens: Bool = true, reuseProtection: Bool = true,
-            gracePeriod: Int = 0
+            gracePeriod: Int = 0, apiAudiences: [String] = [], deviceIDToken: Bool = false
         ) {
             self.accessTokenLifetime = accessTokenLifetime
             self.rotateRefreshTokens = rotateRefreshTokens
             self.reuseProtection = reuseProtection
             self.gracePeriod = gracePeriod
+            self.apiAudiences = apiAudiences
+            self.deviceIDToken = deviceIDToken
         }
     }
 
@@ -102,6 +110,8 @@ public final class AuthorizationServer: Sendable {
             "--rotate-refresh-tokens", settings.rotateRefreshTokens ? "yes" : "no",
             "--reuse-protection", settings.reuseProtection ? "yes" : "no",
             "--grace-period", "\(settings.gracePeriod)",
+            "--api-audiences", settings.apiAudiences.joined(separator: " "),
+            "--device-id-token", settings.deviceIDToken ? "yes" : "no",
             // Safety nets: the server also exits when this test process dies.
             "--parent-pid", "\(ProcessInfo.processInfo.processIdentifier)", "--exit-on-stdin-eof",
         ]
@@ -147,6 +157,16 @@ public final class AuthorizationServer: Sendable {
     /// - Returns: The count.
     public func tokenRequests(_ grant: String) async throws -> Int {
         try await tokenRequests()[grant] ?? 0
+    }
+
+    /// Refresh requests the server answered with an access token for `audience` (another API's,
+    /// with ``Settings/apiAudiences``), since the last ``resetStats()``.
+    ///
+    /// - Parameter audience: The API's identifier.
+    /// - Returns: The count.
+    public func tokenRequests(forAudience audience: String) async throws -> Int {
+        let json = try await request("GET", "/test/stats")
+        return (json["token_audiences"] as? [String: Int])?[audience] ?? 0
     }
 
     /// Requests of any method to `path` (such as `/revoke_token/`).

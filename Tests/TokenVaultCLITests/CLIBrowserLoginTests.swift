@@ -6,10 +6,11 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// `login --browser`: the real CLI process, the real server, and the test as the user's browser.
+/// `login --browser`: the real CLI process, the real server, and the test as the user's browser,
+/// with the URL read from stderr or from what a fake `xdg-open` on `PATH` was handed.
 @Suite(.enabled(if: AuthorizationServer.isAvailable, AuthorizationServer.skipComment))
 struct CLIBrowserLoginTests {
-    /// A `login --browser --no-open` in progress, with the URL it printed.
+    /// A `login --browser` in progress, with the URL it printed.
     struct PendingLogin {
         let process: (Process, Pipe, Pipe)
         let printed: String
@@ -30,12 +31,16 @@ struct CLIBrowserLoginTests {
         }
     }
 
-    func startLogin(_ vault: CLIVault, _ server: AuthorizationServer, _ extra: [String] = []) throws -> PendingLogin {
+    /// Starts `login --browser` (with `--no-open` unless `opening`), in `environment`.
+    func startLogin(
+        _ vault: CLIVault, _ server: AuthorizationServer, _ extra: [String] = [], opening: Bool = false,
+        environment: [String: String] = [:]
+    ) throws -> PendingLogin {
         let process = try CLIProcess.start(
-            [
-                "login", "--browser", "--no-open", "--issuer", server.url.absoluteString, "--client-id",
-                AuthorizationServer.Client.publicPKCE.0, "--scope", "openid profile read", "--json",
-            ] + extra + vault.unlock)
+            ["login", "--browser"] + (opening ? [] : ["--no-open"]) + [
+                "--issuer", server.url.absoluteString, "--client-id", AuthorizationServer.Client.publicPKCE.0,
+                "--scope", "openid profile read", "--json",
+            ] + extra + vault.unlock, environment: environment)
         var printed = ""
         while !printed.contains("/authorize/") || !printed.hasSuffix("\n") {
             let chunk = process.2.fileHandleForReading.availableData
@@ -55,6 +60,23 @@ struct CLIBrowserLoginTests {
 
     func storedTokens(_ vault: CLIVault) throws -> Int {
         (try vault.run(["list", "--json"]).json() as? [Any])?.count ?? -1
+    }
+
+    /// The ids `list --verified` shows: tokens whose ID token was checked when it arrived.
+    func verifiedTokens(_ vault: CLIVault) throws -> [String] {
+        (try vault.run(["list", "--verified", "--json"]).json() as? [[String: Any]])?.compactMap {
+            $0["claimsVerified"] as? Bool == true ? $0["id"] as? String : nil
+        } ?? []
+    }
+
+    /// Plays the browser for `login` at `url`, then waits for the CLI: the id it stored.
+    func completeSignIn(_ login: PendingLogin, at url: URL, _ server: AuthorizationServer) async throws -> String {
+        let redirect = try server.browse(to: url, redirectingTo: login.redirectURI)
+        let (page, status) = try await deliver(redirect)
+        #expect(status == 200 && page.contains("return to the terminal"))
+        let (result, stderr) = login.finish()
+        #expect(result.status == 0, "\(stderr)")
+        return try #require((try result.json() as? [String: Any])?["id"] as? String)
     }
 
     func replacing(_ name: String, with value: String, in url: URL) -> URL {
@@ -93,7 +115,39 @@ struct CLIBrowserLoginTests {
         #expect(shown["issuer"] as? String == server.url.absoluteString)
         #expect(shown["clientID"] as? String == AuthorizationServer.Client.publicPKCE.0)
         #expect((shown["has"] as? [String])?.contains("idToken") == true)
+        // The code exchange checked the ID token, and the vault kept the mark.
+        #expect(try verifiedTokens(vault) == [id])
         #expect(!stderr.contains(try vault.run(["token", id]).stdout.trimmingCharacters(in: .newlines)))
+        #expect(try await server.tokenRequests("authorization_code") == 1)
+    }
+
+    /// Without `--no-open`, the URL goes to the first `xdg-open` on `PATH`, as its one argument,
+    /// exactly as printed; following it signs in.
+    @Test func theURLIsHandedToXdgOpenAndFollowingItSignsIn() async throws {
+        let server = try AuthorizationServer()
+        let vault = try CLIVault()
+        let opener = try FakeBrowserOpener()
+        let login = try startLogin(vault, server, opening: true, environment: ["PATH": opener.path])
+        let handed = try #require(opener.arguments(within: .seconds(120)), "xdg-open was not run")
+        #expect(handed == [login.authorizationURL.absoluteString])
+        let id = try await completeSignIn(login, at: try #require(URL(string: handed[0])), server)
+        #expect(try verifiedTokens(vault) == [id])
+        #expect(try await server.tokenRequests("authorization_code") == 1)
+    }
+
+    /// With no `xdg-open` on `PATH` (a folder without one is all of it), the URL is still printed,
+    /// and the sign-in works for a user who opens it.
+    @Test func withoutXdgOpenTheURLIsPrintedAndFollowingItSignsIn() async throws {
+        let server = try AuthorizationServer()
+        let vault = try CLIVault()
+        let empty = TemporaryDirectory()
+        #expect(!FileManager.default.fileExists(atPath: empty.file("xdg-open").path))
+        let login = try startLogin(vault, server, opening: true, environment: ["PATH": empty.url.path])
+        #expect(
+            login.printed.contains(
+                "To sign in, open this URL in a browser:\n\(login.authorizationURL.absoluteString)\n"))
+        let id = try await completeSignIn(login, at: login.authorizationURL, server)
+        #expect(try verifiedTokens(vault) == [id])
         #expect(try await server.tokenRequests("authorization_code") == 1)
     }
 

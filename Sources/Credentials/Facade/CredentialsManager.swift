@@ -49,13 +49,18 @@ public final class CredentialsManager: Sendable {
     ///
     /// A replacement takes the place of the old record (the stored id stays, so the credentials stay
     /// the default if they were): a reader in any process sees either the old credentials or the
-    /// new ones, never both and never none. The first credentials stored into an empty storage
-    /// become the default, as with ``Credential/store(_:tags:security:)``.
+    /// new ones, never both and never none. Storing credentials means this is who is signed in now,
+    /// so when no credential is the default (none was stored yet, or the app set
+    /// ``Credential/default`` to `nil`), this manager's credentials become the default, whether
+    /// they are stored for the first time or replace the manager's earlier ones, as with
+    /// ``Credential/store(_:tags:security:)``; another credential that is the default stays it.
     ///
     /// - Parameter credentials: The token set.
     /// - Throws: ``CredentialsManagerError/differentClient`` when the stored credentials are another
     ///   client's, ``CredentialsManagerError/securityMismatch`` when they were stored with other
-    ///   security options, ``CredentialsManagerError/locked``, ``CredentialsManagerError/storage(_:)``.
+    ///   security options, ``CredentialsManagerError/locked``,
+    ///   ``CredentialsManagerError/interactionRequired`` when the stored credentials need a proof
+    ///   the ``authenticationContext`` does not give, ``CredentialsManagerError/storage(_:)``.
     public func store(credentials: Token) throws {
         try translating(server: CredentialsManagerError.renewFailed) {
             let (policy, _) = try Credential.Security.resolve(security)
@@ -112,6 +117,7 @@ public final class CredentialsManager: Sendable {
     /// - Parameter minTTL: The minimum remaining lifetime, in seconds.
     /// - Returns: Valid credentials.
     /// - Throws: ``CredentialsManagerError/noCredentials``, ``CredentialsManagerError/locked``,
+    ///   ``CredentialsManagerError/interactionRequired`` (nothing is sent),
     ///   ``CredentialsManagerError/expired`` when they need renewing and have no refresh token,
     ///   ``CredentialsManagerError/renewFailed(_:)``, ``CredentialsManagerError/largeMinTTL(_:)``
     ///   when even fresh tokens live shorter than `minTTL`.
@@ -138,7 +144,8 @@ public final class CredentialsManager: Sendable {
     /// - Parameter parameters: Extra form fields (none may be one the client sets itself).
     /// - Returns: The renewed credentials.
     /// - Throws: ``CredentialsManagerError/noCredentials``, ``CredentialsManagerError/noRefreshToken``,
-    ///   ``CredentialsManagerError/locked``, ``CredentialsManagerError/renewFailed(_:)`` (with
+    ///   ``CredentialsManagerError/locked``, ``CredentialsManagerError/interactionRequired``,
+    ///   ``CredentialsManagerError/renewFailed(_:)`` (with
     ///   ``OAuth2Error/reservedParameter(_:)`` before anything is sent).
     @discardableResult
     public func renew(parameters: [String: String] = [:]) async throws -> Token {
@@ -156,8 +163,9 @@ public final class CredentialsManager: Sendable {
     /// their own access token; a refresh token the server rotates is stored before this returns.
     ///
     /// The answer's access token must be shown to be for `audience`: a JWT whose `aud` names it, or
-    /// a server whose introspection says so. A server that ignores the `audience` parameter (most
-    /// do, the local test server among them) gives ``CredentialsManagerError/audienceNotSupported(_:)``
+    /// a server whose introspection says so (Auth0 issues JWTs; the local test server, started with
+    /// API audiences, opaque tokens its introspection reports). A server that ignores the
+    /// `audience` parameter (most do) gives ``CredentialsManagerError/audienceNotSupported(_:)``
     /// and the token is not handed out. API credentials are not cached: each call asks the server.
     /// - Parameters:
     ///   - audience: The API's identifier.
@@ -165,7 +173,8 @@ public final class CredentialsManager: Sendable {
     /// - Returns: The API's access token.
     /// - Throws: ``CredentialsManagerError/audienceNotSupported(_:)``,
     ///   ``CredentialsManagerError/apiExchangeFailed(_:)``, ``CredentialsManagerError/noCredentials``,
-    ///   ``CredentialsManagerError/noRefreshToken``, ``CredentialsManagerError/locked``.
+    ///   ``CredentialsManagerError/noRefreshToken``, ``CredentialsManagerError/locked``,
+    ///   ``CredentialsManagerError/interactionRequired``.
     public func apiCredentials(forAudience audience: String, scope: [String]? = nil) async throws -> APICredentials {
         try await translating(server: CredentialsManagerError.apiExchangeFailed) {
             let credential = try required()
@@ -197,7 +206,8 @@ public final class CredentialsManager: Sendable {
     /// it does nothing, as Auth0's does.
     ///
     /// - Throws: ``CredentialsManagerError/revokeFailed(_:)`` (nothing is removed when the server
-    ///   refuses or cannot be reached), ``CredentialsManagerError/locked`` (nothing is sent).
+    ///   refuses or cannot be reached), ``CredentialsManagerError/locked`` or
+    ///   ``CredentialsManagerError/interactionRequired`` (nothing is sent).
     public func revoke() async throws {
         try await translating(server: CredentialsManagerError.revokeFailed) {
             try await managed()?.revoke(type: .all)

@@ -35,6 +35,16 @@ public final class InMemoryTokenStorage: TokenStorage {
         }
     }
 
+    /// Checks and sets the default under one lock.
+    public func setDefaultTokenIDIfNone(_ id: String) throws -> Bool {
+        try state.withLock { state in
+            guard state.defaultID == nil else { return false }
+            guard state.entries[id] != nil else { throw CredentialError.notFound(id) }
+            state.defaultID = id
+            return true
+        }
+    }
+
     public func allIDs() throws -> [String] { state.withLock { $0.order } }
 
     public func add(token: Token, metadata: Token.Metadata, security: [Credential.Security]) throws -> Bool {

@@ -8,7 +8,9 @@ import VaultCrypto
 ///
 /// Writing always gives the binary form; reading takes it, or the JSON form records were written in
 /// before it (`{"v":1,"value":…}`), which must stay readable for good: a token behind access control
-/// cannot be re-encoded without a proof, so old records are never migrated.
+/// cannot be re-encoded without a proof, so old records are never migrated. The JSON form predates
+/// the verified mark, so it reads back unverified whatever its JSON says (through `Token`'s and
+/// `Token.Metadata`'s `Codable`, which never set the mark).
 ///
 /// The binary form, little-endian, every variable-length field behind a `UInt32` byte count:
 ///

@@ -19,6 +19,15 @@ public protocol TokenStorage: AnyObject, Sendable {
     /// - Throws: ``CredentialError/notFound(_:)`` for an id that is not stored,
     ///   ``CredentialError/storage(_:)`` (``VaultError/accessDenied(_:)`` through a scoped unlock).
     func setDefaultTokenID(_ id: String?) throws
+    /// Makes the stored token `id` the default when there is none, in one step (a default set
+    /// meanwhile by another writer is kept): what ``add(token:metadata:security:)`` does for a new
+    /// token, for one already stored.
+    ///
+    /// - Parameter id: A stored id.
+    /// - Returns: Whether it became the default.
+    /// - Throws: ``CredentialError/notFound(_:)`` for an id that is not stored,
+    ///   ``CredentialError/storage(_:)``.
+    func setDefaultTokenIDIfNone(_ id: String) throws -> Bool
     /// Every stored token id this storage can see.
     func allIDs() throws -> [String]
     /// Stores a new token; it becomes the default, in the same step, when there is none.
@@ -88,6 +97,17 @@ public protocol TokenStorage: AnyObject, Sendable {
 }
 
 extension TokenStorage {
+    /// Reads the default, then sets it if there was none: two steps, so a default another writer
+    /// sets between them is replaced. A storage that can do better implements it in one step.
+    ///
+    /// - Parameter id: A stored id.
+    /// - Returns: Whether it became the default.
+    public func setDefaultTokenIDIfNone(_ id: String) throws -> Bool {
+        guard try defaultTokenID() == nil else { return false }
+        try setDefaultTokenID(id)
+        return true
+    }
+
     /// Removes a token whatever its version; removing a missing id does nothing.
     ///
     /// - Returns: Whether it was the default (the default is then cleared, in the same step).

@@ -41,6 +41,12 @@ public final class VaultTokenStorage: TokenStorage {
         try translating(id: id) { try vault.setDefaultTokenRecordID(id) }
     }
 
+    /// Checks and sets the default in one vault transaction; through an unlock scoped to access
+    /// groups it does nothing (the default is vault-wide), as a store does.
+    public func setDefaultTokenIDIfNone(_ id: String) throws -> Bool {
+        try translating(id: id) { try vault.setDefaultTokenRecordIDIfNone(id) }
+    }
+
     public func allIDs() throws -> [String] {
         try allMetadata().map(\.id)
     }

@@ -4,8 +4,10 @@ import Locking
 /// Issuers' JWK sets, kept between ID-token validations: one fetch per issuer serves every
 /// token until a token names a key the set lacks.
 ///
-/// An unknown `kid` (a key rotated in) fetches the set again, once, and then only after
-/// ``minimumRefetchInterval``: tokens with made-up key ids cannot make a client hammer the
+/// A token whose `kid` the cached set lacks (a key rotated in) makes the cache fetch the set
+/// again, unless a fetch for that issuer started less than ``minimumRefetchInterval`` (5 s by
+/// default) before: a real rotation is accepted from the first token that comes 5 s or more after
+/// the last fetch, and tokens with made-up key ids make at most one request per interval per
 /// issuer. A set older than ``maximumAge`` is fetched again before use, so a key the issuer
 /// withdrew stops being trusted. At most ``capacity`` issuers are kept (the least recently used
 /// goes first), and concurrent fetches for one issuer are one request. Sendable.
@@ -15,8 +17,18 @@ public final class JWKSCache: Sendable {
 
     /// The most issuers kept.
     public let capacity: Int
-    /// The shortest time between two fetches of one issuer's set for unknown key ids, in seconds.
+    /// The shortest time between the start of one fetch of an issuer's set and a fetch for an
+    /// unknown key id, in seconds: within it, an unknown `kid` is refused without asking.
     public let minimumRefetchInterval: TimeInterval
+
+    /// The default ``minimumRefetchInterval``, in seconds.
+    ///
+    /// Short, so a key rotated in is refused only for tokens that come within 5 s of the last
+    /// fetch (with 60 s, a rotation right after a fetch failed every sign-in for a minute); long
+    /// enough that made-up key ids, however many and however fast, cost the issuer at most 12
+    /// requests a minute from one process (a JWK set is a small static document), and the
+    /// attacker gains nothing from them: a key the set does not have is refused either way.
+    public static let defaultMinimumRefetchInterval: TimeInterval = 5
     /// The longest a fetched set is used, in seconds.
     public let maximumAge: TimeInterval
 
@@ -42,17 +54,21 @@ public final class JWKSCache: Sendable {
     ///
     /// - Parameters:
     ///   - capacity: The most issuers kept; 16 by default (at least 1).
-    ///   - minimumRefetchInterval: Seconds between refetches for unknown key ids; 60 by default.
+    ///   - minimumRefetchInterval: Seconds from the start of a fetch before an unknown key id may
+    ///     cause another; ``defaultMinimumRefetchInterval`` (5) by default.
     ///   - maximumAge: Seconds a set is used before it is fetched again; a day by default.
-    public init(capacity: Int = 16, minimumRefetchInterval: TimeInterval = 60, maximumAge: TimeInterval = 86_400) {
+    public init(
+        capacity: Int = 16, minimumRefetchInterval: TimeInterval = defaultMinimumRefetchInterval,
+        maximumAge: TimeInterval = 86_400
+    ) {
         self.capacity = max(1, capacity)
         self.minimumRefetchInterval = minimumRefetchInterval
         self.maximumAge = maximumAge
     }
 
     /// The issuer's key for a token's header, from the cached set, or from a set fetched now when
-    /// none is cached, the cached one is too old, or it lacks the key and the last fetch is at
-    /// least ``minimumRefetchInterval`` ago.
+    /// none is cached, the cached one is too old, or it lacks the key and the last fetch started
+    /// at least ``minimumRefetchInterval`` ago.
     ///
     /// - Parameters:
     ///   - issuer: The issuer.

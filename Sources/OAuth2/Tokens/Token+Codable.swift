@@ -3,22 +3,23 @@ import Foundation
 extension Token {
     private enum CodingKeys: String, CodingKey {
         case id, tokenType, accessToken, refreshToken, idToken, deviceSecret, scope, issuedAt, expiresIn, context
-        case idTokenVerified
     }
 
-    /// Decodes a token as ``encode(to:)`` wrote it. `idTokenVerified` is `false` when absent, as in
-    /// data written before it existed. A decoded token is trusted to be what was encoded: decode
-    /// only from storage this app wrote, never a token from elsewhere.
+    /// Decodes a token as ``encode(to:)`` wrote it, or from any JSON of that shape.
+    ///
+    /// The ID token comes back unverified (``idTokenVerified`` is `false`), whatever the data says:
+    /// `Codable` data is plain text anyone can write, so a key in it claiming the ID token was
+    /// checked (`"idTokenVerified": true`, which earlier versions wrote) is ignored. To keep the
+    /// mark, store the token with `Credential.store` (a vault's token record seals it with the
+    /// token), or check the ID token again with ``OAuth2Client/validatingIDToken(of:nonce:)``.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        let idToken = try container.decodeIfPresent(JWT.self, forKey: .idToken)
-        let verified = try container.decodeIfPresent(Bool.self, forKey: .idTokenVerified) ?? false
         self.init(
             id: try container.decode(String.self, forKey: .id),
             tokenType: try container.decode(String.self, forKey: .tokenType),
             accessToken: try container.decode(String.self, forKey: .accessToken),
             refreshToken: try container.decodeIfPresent(String.self, forKey: .refreshToken),
-            idToken: verified ? idToken?.markedVerified() : idToken,
+            idToken: try container.decodeIfPresent(JWT.self, forKey: .idToken),
             deviceSecret: try container.decodeIfPresent(String.self, forKey: .deviceSecret),
             scope: try container.decodeIfPresent([String].self, forKey: .scope),
             issuedAt: try container.decode(Date.self, forKey: .issuedAt),
@@ -26,10 +27,12 @@ extension Token {
             context: try container.decode(Context.self, forKey: .context))
     }
 
-    /// Encodes every field but the DPoP key, and `idTokenVerified` when the ID token is verified.
+    /// Encodes every field but the DPoP key and whether the ID token was verified.
+    ///
     /// The key is left out because this encoding is plain text wherever it goes: a DPoP-bound token
-    /// decoded from it has no key (and ``OAuth2Error/dpopKeyMissing`` when used). A vault's token
-    /// records keep the key, sealed with the token.
+    /// decoded from it has no key (and ``OAuth2Error/dpopKeyMissing`` when used). The verified mark
+    /// is left out because decoding could not trust it (see ``init(from:)``). A vault's token records
+    /// keep both, sealed with the token.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
@@ -42,7 +45,5 @@ extension Token {
         try container.encode(issuedAt, forKey: .issuedAt)
         try container.encode(expiresIn, forKey: .expiresIn)
         try container.encode(context, forKey: .context)
-        if idTokenVerified { try container.encode(true, forKey: .idTokenVerified) }
     }
-
 }

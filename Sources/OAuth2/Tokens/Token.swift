@@ -93,8 +93,10 @@ public struct Token: Codable, Sendable, Equatable, CustomStringConvertible, Cust
     public var expiresAt: Date { issuedAt.addingTimeInterval(expiresIn) }
 
     /// Whether the ID token's signature and claims were checked (``JWT/isVerified``): `true` for
-    /// a token an ``OAuth2Client`` grant or refresh returned with an ID token, `false` without an
-    /// ID token and for one decoded from a raw response with ``init(response:context:issuedAt:)``.
+    /// a token an ``OAuth2Client`` grant or refresh returned with an ID token (and for it read back
+    /// from a vault, whose token record seals the mark), `false` without an ID token, for one
+    /// decoded from a raw response with ``init(response:context:issuedAt:)``, and for any token
+    /// decoded with `Codable` (``init(from:)``), whatever the data says.
     public var idTokenVerified: Bool { idToken?.isVerified ?? false }
 
     /// The token types a response may carry, spelled as registered (RFC 6750, RFC 9449): the

@@ -195,6 +195,28 @@ extension Vault {
         }
     }
 
+    /// Makes the stored token `id` the default if there is none, in one transaction: for a token
+    /// already stored, what ``insertTokenRecord(id:metadata:terms:secret:policy:defaultIfNone:)``
+    /// does for a new one. Through a scoped unlock it does nothing (the default is vault-wide).
+    ///
+    /// - Returns: Whether it became the default.
+    /// - Throws: ``VaultError/notFound(_:)`` for an id that is not stored (when there is no default).
+    package func setDefaultTokenRecordIDIfNone(_ id: String) throws -> Bool {
+        // A read first: there is a default nearly always, and a read takes no write lock.
+        let unset = try read { records, keys in
+            try keys.scope == nil && defaultTokenID(in: records, keys: keys) == nil
+        }
+        guard unset else { return false }
+        return try write(rerunnable: true) { transaction in
+            guard transaction.keys.scope == nil, try defaultTokenID(in: transaction) == nil else { return false }
+            guard try transaction.records.containsRow(lookup: tokenLookup(id, transaction.keys)) else {
+                throw VaultError.notFound("a token with this id")
+            }
+            try setDefaultTokenID(id, in: &transaction)
+            return true
+        }
+    }
+
     // MARK: Internals
 
     /// The access group of the stored token `id` (`.some(nil)` for none), or `nil` when it is not

@@ -14,6 +14,8 @@ serve.py (and setup.sh, for migrations) set before Django is imported:
   TVAUTH_REUSE_PROTECTION       1/0                  (DOT default 0)
   TVAUTH_GRACE_PERIOD           seconds              (DOT default 0)
   TVAUTH_DEVICE_INTERVAL        seconds              (DOT default 5; we use 1)
+  TVAUTH_API_AUDIENCES          space-separated URIs a refresh may name in `audience` ("" = none)
+  TVAUTH_DEVICE_ID_TOKEN        1/0: the device grant returns an ID token (DOT: never; default 0)
   TVAUTH_VERBOSE                1 = log every request to stderr
 """
 
@@ -162,6 +164,16 @@ OAUTH2_PROVIDER = {
     "DEVICE_FLOW_INTERVAL": _env_int("TVAUTH_DEVICE_INTERVAL", 1),
     "OAUTH_DEVICE_VERIFICATION_URI": ISSUER + "/device/",
 }
+
+# Auth0's multi-resource refresh token: a refresh_token grant with `audience` set to one of these
+# gets an access token for that API (see testhooks.middleware). None: `audience` is ignored, as DOT
+# itself ignores it.
+API_AUDIENCES = tuple(os.environ.get("TVAUTH_API_AUDIENCES", "").split())
+
+# DOT's device grant never returns an ID token; OpenID providers (Auth0, Okta) return one when the
+# scope has `openid`. On, the server class of testhooks.server adds it; off, DOT's own class runs.
+if _env_bool("TVAUTH_DEVICE_ID_TOKEN", False):
+    OAUTH2_PROVIDER["OIDC_SERVER_CLASS"] = "testhooks.server.Server"
 
 _VERBOSE = _env_bool("TVAUTH_VERBOSE", False)
 

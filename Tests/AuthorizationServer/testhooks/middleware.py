@@ -1,12 +1,17 @@
-"""Counts OAuth requests, injects armed faults (see testhooks.state) and handles DPoP (see
+"""Counts OAuth requests, injects armed faults (see testhooks.state), handles DPoP (see
 testhooks.dpop): token requests with a proof get DPoP-bound tokens, and requests elsewhere with a
-DPoP-bound token must carry a proof of its key."""
+DPoP-bound token must carry a proof of its key; and, with --api-audiences, answers a refresh that
+names an `audience` with an access token for that API, as Auth0 does."""
 
+import hashlib
 import json
 import time
 from urllib.parse import parse_qs
 
+from django.conf import settings
 from django.http import HttpResponse, JsonResponse
+from oauth2_provider.models import get_access_token_model, get_refresh_token_model, set_token_value
+from oauthlib.common import generate_token
 
 from . import dpop, state
 
@@ -146,6 +151,70 @@ def _dpop_resource_request(request, get_response):
     return get_response(request)
 
 
+def _refresh_token_row(value):
+    """The unrevoked refresh token with this value, with its access token, or None."""
+    checksum = hashlib.sha256(value.encode("utf-8")).hexdigest()
+    return (
+        get_refresh_token_model()
+        .objects.filter(token_checksum=checksum, revoked__isnull=True)
+        .select_related("access_token")
+        .first()
+    )
+
+
+def _audience_token_request(request, audience, handle):
+    """A refresh_token grant naming an API in `audience`, answered as Auth0 answers it (its
+    multi-resource refresh token): an access token for that API, for the scope asked for, while
+    the refresh token keeps the scope it was granted.
+
+    An API the server does not know is refused as Auth0 refuses it (403 access_denied). For a known
+    one, DOT runs the refresh as any other (client authentication, the `scope` subset check,
+    rotation, reuse protection, grace period and DPoP all apply). Then the answer's access token is
+    replaced with a new one for the API: the scope DOT granted, bound to the API with DOT's own RFC
+    8707 resource field (so introspection reports it as the token's `aud`) and to the DPoP key DOT
+    bound its token to. DOT's own token stays with the refresh token, unseen, with the refresh
+    token's original scope put back: DOT reads a refresh token's scope from its access token, so a
+    narrowed one would otherwise stick to every later refresh (RFC 6749 §6 says it must not). The
+    answer has no ID token: DOT's would be about its own access token (`at_hash`)."""
+    if audience not in settings.API_AUDIENCES:
+        return JsonResponse(
+            {"error": "access_denied", "error_description": "Service not found: %s" % audience}, status=403
+        )
+    refresh_token = _refresh_token_row(_form(request).get("refresh_token") or "")
+    granted_scope = refresh_token.access_token.scope if refresh_token and refresh_token.access_token else None
+    response = handle(request)
+    if response.status_code != 200:
+        return response
+    try:
+        data = json.loads(response.content)
+    except ValueError:
+        return response
+    if not isinstance(data, dict) or not data.get("access_token"):
+        return response
+    AccessToken = get_access_token_model()
+    issued = AccessToken.objects.get(token_checksum=hashlib.sha256(data["access_token"].encode("utf-8")).hexdigest())
+    api_token = AccessToken(
+        user=issued.user, application=issued.application, scope=issued.scope, expires=issued.expires,
+        resource=[audience],
+    )
+    value = generate_token()
+    set_token_value(api_token, value)
+    api_token.save()
+    if granted_scope is not None and issued.scope != granted_scope:
+        AccessToken.objects.filter(pk=issued.pk).update(scope=granted_scope)
+    bound = dpop.binding(data["access_token"])
+    if bound:
+        dpop.bind(value, bound)
+    data["access_token"] = value
+    data.pop("id_token", None)
+    state.record_audience(audience)
+    answer = JsonResponse(data, status=200)
+    for header in ("Cache-Control", "Pragma", "DPoP-Nonce"):
+        if response.has_header(header):
+            answer[header] = response[header]
+    return answer
+
+
 def _grant_type(request):
     # Read the raw body first: Django caches it, so the views can still parse
     # request.POST afterwards (reading POST first would make request.body
@@ -182,6 +251,13 @@ class TestHooksMiddleware:
         else:
             def handle(request):
                 return _dpop_resource_request(request, self.get_response)
+
+        audience = _form(request).get("audience") if grant_type == "refresh_token" else None
+        if audience is not None and settings.API_AUDIENCES:
+            plain = handle
+
+            def handle(request):
+                return _audience_token_request(request, audience, plain)
 
         fault = state.take_fault(fault_key(path))
         if fault is None:

@@ -16,6 +16,7 @@ _lock = threading.Lock()
 _token_requests = Counter()  # grant_type -> count
 _endpoint_requests = Counter()  # path -> count (every method, every non-/test/ path)
 _device_authorization_requests = 0
+_token_audiences = Counter()  # audience -> refresh_token grants that got an access token for it
 _faults = {}  # path -> Fault
 _holds = threading.Condition()
 _held = []  # threading.Event per request parked by a "hold" fault, set to let it go
@@ -47,10 +48,16 @@ def record_request(path, method, grant_type):
             _device_authorization_requests += 1
 
 
+def record_audience(audience):
+    with _lock:
+        _token_audiences[audience] += 1
+
+
 def snapshot():
     with _lock:
         return {
             "token_requests": dict(_token_requests),
+            "token_audiences": dict(_token_audiences),
             "total_token_requests": sum(_token_requests.values()),
             "device_authorization_requests": _device_authorization_requests,
             "endpoint_requests": dict(_endpoint_requests),
@@ -63,6 +70,7 @@ def reset_counters():
     with _lock:
         _token_requests.clear()
         _endpoint_requests.clear()
+        _token_audiences.clear()
         _device_authorization_requests = 0
 
 
