@@ -11,7 +11,12 @@ struct VaultSession {
     /// Replacing the keys (a lock, a rotation, the end of the session) replaces the token
     /// metadata cache, which holds what the old keys opened.
     var keys: KeyRing? {
-        didSet { if keys !== oldValue { tokenMetadata = TokenMetadataCache() } }
+        didSet {
+            if keys !== oldValue {
+                tokenMetadata = TokenMetadataCache()
+                openedRows = OpenedRows()
+            }
+        }
     }
     var unlockedAt: Duration = .zero
     var lastActivity: Duration = .zero
@@ -21,6 +26,8 @@ struct VaultSession {
     var cacheKey: CacheKey?
     /// The token records these keys opened, for listings.
     var tokenMetadata = TokenMetadataCache()
+    /// The digests and default name these keys opened, for writes.
+    var openedRows = OpenedRows()
 
     /// Ends the session if a timeout has passed: only the keys that outlive a session stay.
     mutating func enforceTimeouts(now: Duration, configuration: Vault.Configuration) {
@@ -48,6 +55,12 @@ extension Vault {
             session.lastActivity = now
             return keys
         }
+    }
+
+    /// What the session holding `keys` has opened of the rows every write reads, or `nil` when the
+    /// session has other keys now (a lock or a new unlock came between).
+    func openedRows(for keys: KeyRing) -> OpenedRows? {
+        session.withLock { $0.keys === keys ? $0.openedRows : nil }
     }
 
     /// Starts a new unlock session with `keys`.

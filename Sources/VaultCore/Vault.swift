@@ -198,7 +198,8 @@ public final class Vault: Sendable {
             func run(_ db: any BackendWriteTransaction) throws -> Result {
                 let (epoch, format) = try db.epochAndFormatVersion()
                 let keys = try currentKeys(held, epoch: epoch, in: db)
-                var transaction = try RecordTransaction(db: db, keys: keys, vaultID: vaultID, format: format)
+                var transaction = try RecordTransaction(
+                    db: db, keys: keys, vaultID: vaultID, format: format, opened: openedRows(for: keys))
                 let result = try body(&transaction)
                 try transaction.commit()
                 return result

@@ -285,11 +285,16 @@ extension Vault {
         return try records.containsRow(lookup: tokenLookup(id, keys)) ? id : nil
     }
 
-    /// The id the default row names, stored or not.
+    /// The id the default row names, stored or not. Every store reads it, so the session remembers
+    /// what it opened (``OpenedRows``).
     private func namedDefault(in records: any RecordReader, keys: KeyRing) throws -> String? {
         let lookup = keys.lookup(kind: .defaultToken, accessGroup: nil, name: Self.defaultTokenName)
         guard let stored = try records.row(lookup: lookup) else { return nil }
-        let bytes = try stored.open(key: keys.metadataKey(forGroup: nil), vaultID: vaultID)
+        let open = { try stored.open(key: keys.metadataKey(forGroup: nil), vaultID: self.vaultID) }
+        let bytes =
+            try openedRows(for: keys)?.plaintext(
+                of: stored.sealed, authenticating: stored.associatedData(vaultID: vaultID), key: lookup, open: open)
+            ?? open()
         return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
     }
 

@@ -28,21 +28,28 @@ struct IntegrityState {
     }
 
     /// The stored digest of `scope` (`nil`: vault-wide), or `nil` when a group has none yet.
+    ///
+    /// - Parameter opened: What the session opened before; the digest is opened again only when its
+    ///   sealed bytes changed.
     static func load(
         from store: any RecordReader, scope: [UInt8]?, key: SymmetricKey, epoch: UInt64, vaultID: [UInt8],
-        format: Int = VaultFormat.sealingVersion
+        format: Int = VaultFormat.sealingVersion, opened: OpenedRows? = nil
     ) throws -> IntegrityState? {
         let sealed = try store.sealedDigest(scope: scope)
         if scope == nil, sealed == nil { throw VaultError.integrity("the integrity digest is missing") }
         guard let sealed else { return nil }
-        let plaintext: [UInt8]
-        do {
-            plaintext = try XChaCha20Poly1305.open(
-                XChaCha20Poly1305.SealedBox(combined: sealed), using: key,
-                authenticating: associatedData(vaultID: vaultID, epoch: epoch, scope: scope, format: format))
-        } catch {
-            throw VaultError.integrity("the integrity digest failed authentication")
+        let authenticated = associatedData(vaultID: vaultID, epoch: epoch, scope: scope, format: format)
+        let open = {
+            do {
+                return try XChaCha20Poly1305.open(
+                    XChaCha20Poly1305.SealedBox(combined: sealed), using: key, authenticating: authenticated)
+            } catch {
+                throw VaultError.integrity("the integrity digest failed authentication")
+            }
         }
+        let plaintext =
+            try opened?.plaintext(of: sealed, authenticating: authenticated, key: [0] + (scope ?? []), open: open)
+            ?? open()
         var reader = ByteReader(plaintext)
         let generation = try reader.read(UInt64.self)
         let digest = try IntegrityDigest(bytes: reader.read(count: IntegrityDigest.byteCount))

@@ -18,6 +18,8 @@ struct RecordTransaction {
     let vaultID: [UInt8]
     /// The file's format version: from 3, token records are indexed.
     let format: Int
+    /// What the session opened of the digests before, so an unchanged one is not opened again.
+    private let opened: OpenedRows?
     /// The digests loaded so far, by scope id (empty: vault-wide).
     private var states: [[UInt8]: IntegrityState] = [:]
     /// The group of each scope id this transaction has met.
@@ -25,12 +27,18 @@ struct RecordTransaction {
     private var knowsAllGroups = false
 
     /// A transaction over `db`, of the file's format version `format` (read from `db` when `nil`).
-    init(db: any BackendWriteTransaction, keys: KeyRing, vaultID: [UInt8], format: Int? = nil) throws {
+    ///
+    /// - Parameter opened: What the unlock session holding `keys` opened before.
+    init(
+        db: any BackendWriteTransaction, keys: KeyRing, vaultID: [UInt8], format: Int? = nil,
+        opened: OpenedRows? = nil
+    ) throws {
         self.db = db
         self.store = db.recordStore
         self.keys = keys
         self.vaultID = vaultID
         self.format = try format ?? db.formatVersion()
+        self.opened = opened
     }
 
     func row(lookup: [UInt8]) throws -> RecordRow? {
@@ -172,7 +180,8 @@ struct RecordTransaction {
     private mutating func state(_ scope: [UInt8]?) throws -> IntegrityState {
         if let loaded = states[scope ?? []] { return loaded }
         let key = try keys.integrityKey(forGroup: group(of: scope))
-        let stored = try IntegrityState.load(from: records, scope: scope, key: key, epoch: keys.epoch, vaultID: vaultID)
+        let stored = try IntegrityState.load(
+            from: records, scope: scope, key: key, epoch: keys.epoch, vaultID: vaultID, opened: opened)
         guard let state = stored ?? (keys.scope == nil ? .empty : nil) else {
             throw VaultError.integrity("the digest of an access group is missing")
         }
