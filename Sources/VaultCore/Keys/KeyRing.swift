@@ -45,6 +45,20 @@ final class KeyRing: Sendable {
     private let groupIntegrityKeys: [String: SymmetricKey]
     private let groupMetadataKeys: [String: SymmetricKey]
     private let domainKeys = Locked<[DomainKeyID: SymmetricKey]>([:])
+    /// Look-up tags and domain ids computed so far: every write needs a few of the same ones (the
+    /// default token's, its domain's). They are stored in the clear in the file anyway; at most
+    /// ``derivedTagCapacity`` of each are kept.
+    private let lookupTags = Locked<[LookupName: [UInt8]]>([:])
+    private let domainIDs = Locked<[DomainKeyID: [UInt8]]>([:])
+    /// The most look-up tags, and domain ids, kept.
+    private static let derivedTagCapacity = 256
+
+    /// What a look-up tag is computed from.
+    private struct LookupName: Hashable, Sendable {
+        let kind: RecordKind
+        let accessGroup: String?
+        let name: String
+    }
 
     /// A slot's id and key pair, as held by a process unlocked through it.
     struct SlotAccess: Sendable {
@@ -52,7 +66,7 @@ final class KeyRing: Sendable {
         let keys: AnonymousSealedBox.KeyPair
     }
 
-    private struct DomainKeyID: Hashable {
+    private struct DomainKeyID: Hashable, Sendable {
         let domain: Domain
         let device: [UInt8]
     }
@@ -274,17 +288,34 @@ final class KeyRing: Sendable {
     /// The non-secret id stored with each record of `domain`: a keyed hash, so group names and
     /// devices cannot be read from the file.
     func id(of domain: Domain, device: DeviceSecret?) -> [UInt8] {
-        BLAKE2b.hash(Array("domain id".utf8) + domain.label(device: device), key: lookupKey, outputByteCount: 16)
+        Self.remembered(DomainKeyID(domain: domain, device: device?.id ?? []), in: domainIDs) {
+            BLAKE2b.hash(Array("domain id".utf8) + domain.label(device: device), key: lookupKey, outputByteCount: 16)
+        }
     }
 
     /// The look-up tag of a named record: a keyed hash of its kind, group and name.
     func lookup(kind: RecordKind, accessGroup: String?, name: String) -> [UInt8] {
-        var writer = ByteWriter()
-        writer.append(raw: Array("lookup".utf8))
-        writer.append(kind.rawValue)
-        writer.append(group: accessGroup)
-        writer.append(lengthPrefixed: Array(name.utf8))
-        return BLAKE2b.hash(writer.bytes, key: lookupKey)
+        Self.remembered(LookupName(kind: kind, accessGroup: accessGroup, name: name), in: lookupTags) {
+            var writer = ByteWriter()
+            writer.append(raw: Array("lookup".utf8))
+            writer.append(kind.rawValue)
+            writer.append(group: accessGroup)
+            writer.append(lengthPrefixed: Array(name.utf8))
+            return BLAKE2b.hash(writer.bytes, key: lookupKey)
+        }
+    }
+
+    /// The tag kept under `key` in `tags`, or the one `compute` makes, kept.
+    private static func remembered<Key: Hashable & Sendable>(
+        _ key: Key, in tags: Locked<[Key: [UInt8]]>, compute: () -> [UInt8]
+    ) -> [UInt8] {
+        if let known = tags.withLock({ $0[key] }) { return known }
+        let tag = compute()
+        tags.withLock { tags in
+            if tags.count >= derivedTagCapacity { tags.removeAll(keepingCapacity: true) }
+            tags[key] = tag
+        }
+        return tag
     }
 
     /// The payload for a new slot: full access (the master key), or only what `groups` need.
