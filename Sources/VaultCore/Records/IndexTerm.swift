@@ -29,11 +29,14 @@ package struct IndexTerm: Hashable, Sendable {
     /// The keyed hash the index table files this term under.
     func hash(key: SymmetricKey) -> [UInt8] {
         var writer = ByteWriter(reservingCapacity: field.utf8.count + value.utf8.count + 12)
-        writer.append(raw: Array("TVX1".utf8))
-        writer.append(lengthPrefixed: Array(field.utf8))
-        writer.append(lengthPrefixed: Array(value.utf8))
+        writer.append(raw: Self.hashPrefix)
+        writer.append(lengthPrefixed: field.utf8)
+        writer.append(lengthPrefixed: value.utf8)
         return BLAKE2b.hash(writer.bytes, key: key, outputByteCount: Self.hashByteCount)
     }
+
+    /// What every hashed term starts with.
+    private static let hashPrefix = Array("TVX1".utf8)
 
     /// Appends the term to a sealed envelope.
     func write(to writer: inout ByteWriter) {

@@ -53,13 +53,20 @@ package struct SQLiteRecordStore: RecordStore {
         "INSERT INTO records (record_id, kind, lookup, domain, policy, version, sealed) "
         + "VALUES (\(digestRowIDLiteral), 0, NULL, x'', 0, 0, ?)"
 
+    // The statements every store runs, spelled out once: building them on each call cost more
+    // than looking them up among the connection's prepared statements.
+    private static let rowByLookup = "SELECT \(columns) FROM records WHERE lookup = ?"
+    private static let insertRow = "INSERT INTO records (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+    private static let insertRowWithTerms = "INSERT INTO records (\(columns), terms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    private static let digestRowQuery = "SELECT sealed FROM records WHERE record_id = \(digestRowIDLiteral)"
+    private static let digestRowUpdate = "UPDATE records SET sealed = ? WHERE record_id = \(digestRowIDLiteral)"
+
     // MARK: Records
 
     /// The row filed under a look-up tag (the `lookup` column is unique).
     package func row(lookup: [UInt8]) throws -> RecordRow? {
         if let row = known?.rows[lookup] { return row }
-        let row = try db.queryFirst(
-            "SELECT \(Self.columns) FROM records WHERE lookup = ?", [.blob(lookup)], row: Self.row)
+        let row = try db.queryFirst(Self.rowByLookup, [.blob(lookup)], row: Self.row)
         if let known, row.map(known.keeps) ?? true { known.rows[lookup] = .some(row) }
         return row
     }
@@ -122,7 +129,7 @@ package struct SQLiteRecordStore: RecordStore {
 
     /// Inserts the row; SQLite refuses a duplicate id or look-up tag.
     package func insert(_ row: RecordRow) throws {
-        try db.run("INSERT INTO records (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", Self.values(of: row))
+        try db.run(Self.insertRow, Self.values(of: row))
         known?.inserted(row)
     }
 
@@ -136,9 +143,7 @@ package struct SQLiteRecordStore: RecordStore {
             try addIndexEntries(terms.map { IndexEntry(term: $0, recordID: row.id) })
             return
         }
-        try db.run(
-            "INSERT INTO records (\(Self.columns), terms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            Self.values(of: row) + [.blob(column)])
+        try db.run(Self.insertRowWithTerms, Self.values(of: row) + [.blob(column)])
         known?.inserted(row)
         if UnfiledTerms.fillsTheLimit(mark: mark, recordID: row.id), let largest = try largestRecordID() {
             try fileAll(after: mark, through: largest)
@@ -320,7 +325,7 @@ package struct SQLiteRecordStore: RecordStore {
             }
         }
         if let sealed = try db.queryFirst(
-            "SELECT sealed FROM records WHERE record_id = \(Self.digestRowIDLiteral)", row: { $0.blob(0) })
+            Self.digestRowQuery, row: { $0.blob(0) })
         {
             return sealed
         }
@@ -343,7 +348,7 @@ package struct SQLiteRecordStore: RecordStore {
                 [.blob(scope), .blob(sealed)])
             return
         }
-        try db.run("UPDATE records SET sealed = ? WHERE record_id = \(Self.digestRowIDLiteral)", [.blob(sealed)])
+        try db.run(Self.digestRowUpdate, [.blob(sealed)])
         guard db.changes == 0 else { return }
         if try SQLiteSchema.hasDigestTable(db) {
             try db.run(
