@@ -35,8 +35,23 @@ public final class Credential: Sendable, Identifiable, Equatable {
     /// token may be kept.
     let vault: Vault?
     /// The client for the token's issuer and client id. Its requests go through
-    /// ``Credential/httpClient`` as it is when each request is sent.
-    public let oauth2: OAuth2Client
+    /// ``Credential/httpClient`` as it is when each request is sent. Made on first use: most
+    /// credentials a store or a `find` returns never send a request.
+    public var oauth2: OAuth2Client {
+        client.withLock { client in
+            if let client { return client }
+            let made = OAuth2Client(
+                issuer: clientContext.issuer, clientID: clientContext.clientID,
+                clientSecret: clientContext.clientSecret, scopes: clientContext.scopes,
+                httpClient: CurrentCredentialHTTPClient(), requestTimeout: requestTimeout)
+            client = made
+            return made
+        }
+    }
+    /// What ``oauth2`` is made from: the token's issuer, client id, client secret and scopes.
+    private let clientContext: Token.Context
+    private let requestTimeout: TimeInterval
+    private let client = Locked<OAuth2Client?>(nil)
     private let state: Locked<State>
     /// The refresh in flight, which every concurrent caller joins.
     let refreshFlight = Locked<Task<Token, any Error>?>(nil)
@@ -52,9 +67,8 @@ public final class Credential: Sendable, Identifiable, Equatable {
         id = token.id
         self.storage = storage
         vault = (storage as? VaultTokenStorage)?.vault
-        oauth2 = OAuth2Client(
-            issuer: token.context.issuer, clientID: token.context.clientID, clientSecret: token.context.clientSecret,
-            scopes: token.context.scopes, httpClient: CurrentCredentialHTTPClient(), requestTimeout: requestTimeout)
+        clientContext = token.context
+        self.requestTimeout = requestTimeout
         state = Locked(
             State(
                 held: HeldToken(token, vault: vault, generation: generation), redacted: token.withoutSecrets(),
