@@ -94,6 +94,7 @@ enum FleetWorker {
         case .refresh: line = try JSONEncoder().encode(try await refresh(spec))
         }
         FileHandle.standardOutput.write(line + Data("\n".utf8))
+        if spec.job == .refresh { try awaitPeers(spec) }
     }
 
     /// `spec.operations` operations of the cycle ``MixedOperation`` describes, each timed.
@@ -147,6 +148,28 @@ enum FleetWorker {
         let token = credential.token.accessToken
         let digest = SHA256.hash(Array(token.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
         return FleetRefreshOutput(gotTokenAt: gotTokenAt, tokenDigest: digest, changed: token != before)
+    }
+
+    /// Says it has the new token (creates a `done-` file beside ``FleetWorkerSpec/readyFile``), then
+    /// waits until every worker of the rotation (one `ready-` file each) has said so before exiting:
+    /// a replica of a fleet goes on running after a refresh, and a worker exiting while the others
+    /// still wake (its server connections closing, its runtime tearing down) took the 2 cores
+    /// from them and lengthened their wake-ups threefold.
+    private static func awaitPeers(_ spec: FleetWorkerSpec) throws {
+        let folder = URL(fileURLWithPath: spec.readyFile).deletingLastPathComponent()
+        guard
+            FileManager.default.createFile(
+                atPath: folder.appendingPathComponent("done-\(spec.index)").path, contents: nil)
+        else { throw FleetFailure("cannot create the done file") }
+        let deadline = Date().addingTimeInterval(120)
+        while true {
+            let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            if names.count(where: { $0.hasPrefix("done-") }) >= names.count(where: { $0.hasPrefix("ready-") }) {
+                return
+            }
+            guard Date() < deadline else { throw FleetFailure("the other workers never got the token") }
+            usleep(2_000)
+        }
     }
 
     /// Says it is ready (creates ``FleetWorkerSpec/readyFile``), then waits for
