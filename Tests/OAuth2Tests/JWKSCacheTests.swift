@@ -28,6 +28,15 @@ import Testing
         func count(_ issuer: URL) -> Int { fetches.value[issuer] ?? 0 }
     }
 
+    /// The EdDSA key `id` of `issuer` from `cache`, `seconds` after ``start``, fetched from `issuers`.
+    static func edDSAKey(
+        _ id: String, at seconds: TimeInterval, from cache: JWKSCache, of issuer: URL, fetching issuers: Issuers
+    ) async throws -> JWK {
+        try await cache.key(
+            issuer: issuer, id: id, algorithm: .edDSA, now: start.addingTimeInterval(seconds),
+            fetch: issuers.fetch(issuer))
+    }
+
     static func issuer(_ index: Int) -> URL { URL(string: "https://issuer-\(index).example.com")! }
 
     @Test func anUnknownKidRefetchesOnceAndThenWaitsTheMinimumInterval() async throws {
@@ -35,9 +44,7 @@ import Testing
         let issuers = Issuers()
         let issuer = Self.issuer(1)
         func key(_ id: String, at seconds: TimeInterval) async throws -> JWK {
-            try await cache.key(
-                issuer: issuer, id: id, algorithm: .edDSA, now: Self.start.addingTimeInterval(seconds),
-                fetch: issuers.fetch(issuer))
+            try await Self.edDSAKey(id, at: seconds, from: cache, of: issuer, fetching: issuers)
         }
         #expect(try await key("first", at: 0).keyID == "first")
         #expect(try await key("first", at: 1).keyID == "first")
@@ -78,9 +85,7 @@ import Testing
         let issuers = Issuers()
         let issuer = Self.issuer(1)
         func key(_ id: String, at seconds: TimeInterval) async throws -> JWK {
-            try await cache.key(
-                issuer: issuer, id: id, algorithm: .edDSA, now: Self.start.addingTimeInterval(seconds),
-                fetch: issuers.fetch(issuer))
+            try await Self.edDSAKey(id, at: seconds, from: cache, of: issuer, fetching: issuers)
         }
         #expect(try await key("first", at: 0).keyID == "first")
         issuers.published.withLock { $0 = [Self.first, Self.second] }
@@ -127,9 +132,7 @@ import Testing
         let issuers = Issuers()
         let issuer = Self.issuer(1)
         func key(at seconds: TimeInterval) async throws -> JWK {
-            try await cache.key(
-                issuer: issuer, id: "first", algorithm: .edDSA, now: Self.start.addingTimeInterval(seconds),
-                fetch: issuers.fetch(issuer))
+            try await Self.edDSAKey("first", at: seconds, from: cache, of: issuer, fetching: issuers)
         }
         _ = try await key(at: 0)
         _ = try await key(at: 3599)

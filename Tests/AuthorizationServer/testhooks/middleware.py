@@ -95,6 +95,20 @@ def check_resource_request(request):
     return access_token, None
 
 
+def _issued_tokens(response):
+    """The JSON object of a successful token response that issued an access token, or None for
+    anything else (an error, a body that is not such an object), which is passed on untouched."""
+    if response.status_code != 200:
+        return None
+    try:
+        data = json.loads(response.content)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or not data.get("access_token"):
+        return None
+    return data
+
+
 def _dpop_token_request(request, grant_type, get_response):
     """The token endpoint with DPoP: a request with a valid proof gets token_type DPoP, and its
     access and refresh tokens are bound to the proof's key; a bound refresh token needs a proof of
@@ -116,13 +130,8 @@ def _dpop_token_request(request, grant_type, get_response):
         dpop.reject("wrong key")
         return _token_error("invalid_dpop_proof", "the refresh token is bound to another key")
     response = get_response(request)
-    if response.status_code != 200:
-        return response
-    try:
-        data = json.loads(response.content)
-    except ValueError:
-        return response
-    if not isinstance(data, dict) or "access_token" not in data:
+    data = _issued_tokens(response)
+    if data is None:
         return response
     data["token_type"] = "DPoP"
     dpop.bind(data["access_token"], thumbprint)
@@ -183,13 +192,8 @@ def _audience_token_request(request, audience, handle):
     refresh_token = _refresh_token_row(_form(request).get("refresh_token") or "")
     granted_scope = refresh_token.access_token.scope if refresh_token and refresh_token.access_token else None
     response = handle(request)
-    if response.status_code != 200:
-        return response
-    try:
-        data = json.loads(response.content)
-    except ValueError:
-        return response
-    if not isinstance(data, dict) or not data.get("access_token"):
+    data = _issued_tokens(response)
+    if data is None:
         return response
     AccessToken = get_access_token_model()
     issued = AccessToken.objects.get(token_checksum=hashlib.sha256(data["access_token"].encode("utf-8")).hexdigest())
