@@ -69,10 +69,9 @@ public final class Credential: Sendable, Identifiable, Equatable {
         vault = (storage as? VaultTokenStorage)?.vault
         clientContext = token.context
         self.requestTimeout = requestTimeout
+        let held = HeldToken(token, vault: vault, generation: generation)
         state = Locked(
-            State(
-                held: HeldToken(token, vault: vault, generation: generation), redacted: token.withoutSecrets(),
-                metadata: metadata, context: context))
+            State(held: held, redacted: held?.redacted ?? token.withoutSecrets(), metadata: metadata, context: context))
     }
 
     deinit {

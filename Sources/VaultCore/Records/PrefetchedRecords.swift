@@ -5,18 +5,19 @@ struct PrefetchedRecords: RecordReader {
     /// A read the prefetched rows cannot answer.
     struct Miss: Error {}
 
-    private let byLookup: [[UInt8]: RecordRow]
-    private let fetched: Set<[UInt8]>
+    // A read prefetches one or two tags: comparing with each costs less than hashing them.
+    private let fetched: [[UInt8]]
+    private let found: [RecordRow]
 
     /// The rows found for `lookups`; a tag in `lookups` with no row reads as absent.
     init(lookups: [[UInt8]], rows: [RecordRow]) {
-        fetched = Set(lookups)
-        byLookup = Dictionary(rows.compactMap { row in row.lookup.map { ($0, row) } }, uniquingKeysWith: { a, _ in a })
+        fetched = lookups
+        found = rows
     }
 
     func row(lookup: [UInt8]) throws -> RecordRow? {
         guard fetched.contains(lookup) else { throw Miss() }
-        return byLookup[lookup]
+        return found.first { $0.lookup == lookup }
     }
 
     func containsRow(lookup: [UInt8]) throws -> Bool {
