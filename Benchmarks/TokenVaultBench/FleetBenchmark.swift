@@ -45,10 +45,15 @@ struct FleetBenchmark {
         let keyFile = directory.appendingPathComponent("fleet.key")
         try KeyFile.generate(at: keyFile)
 
-        result.operations = try FleetOperationsBenchmark(
-            stores: quick ? 100 : 1_000, gets: quick ? 50 : 500, connection: database.makeVaultSchema(),
-            keyFile: keyFile
-        ).run(progress: progress)
+        let pinning = CorePinning(server: database.serverProcessID)
+        result.server += "; " + pinning.label
+        do {
+            defer { pinning.release() }
+            result.operations = try FleetOperationsBenchmark(
+                stores: quick ? 100 : 1_000, gets: quick ? 50 : 500, connection: database.makeVaultSchema(),
+                keyFile: keyFile
+            ).run(progress: progress)
+        }
         result.load = try FleetLoadBenchmark(
             processes: quick ? 2 : 8, operations: quick ? 100 : 1_000, connection: database.makeVaultSchema(),
             keyFile: keyFile, directory: try folder("load")

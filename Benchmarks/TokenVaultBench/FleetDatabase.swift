@@ -38,6 +38,12 @@ final class FleetDatabase {
         }
     }
 
+    /// The throwaway server's PID (`nil` for an external server): what ``CorePinning`` pins.
+    var serverProcessID: pid_t? {
+        guard external == nil, case .success(let server) = PostgresTestServer.shared else { return nil }
+        return server.processIdentifier
+    }
+
     /// A connection string for a new, empty schema, with the password and a `search_path` naming
     /// only that schema: where `Vault.create(postgres:)` makes a vault.
     ///

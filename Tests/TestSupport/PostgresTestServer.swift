@@ -105,6 +105,12 @@ package final class PostgresTestServer: Sendable {
         return try adminConnectionString.setting("dbname", to: name)
     }
 
+    /// The running server's own PID (the postmaster, which every new session is forked from), or
+    /// `nil` while it is stopped.
+    package var processIdentifier: pid_t? {
+        server.withLock { $0?.processIdentifier }
+    }
+
     /// Stops the server (a fast shutdown: open connections are told the server is shutting down)
     /// and starts it again on the same folder and port.
     ///
