@@ -418,8 +418,7 @@ package enum TokenRecordCoding {
         mutating func lengthPrefixed() throws -> [UInt8] {
             let length = try length()
             defer { offset += length }
-            // Through a buffer pointer the copy is one memcpy; a slice's was element by element.
-            return bytes.withUnsafeBufferPointer { Array(UnsafeBufferPointer(rebasing: $0[offset..<offset + length])) }
+            return Array(bytes[offset..<offset + length])
         }
 
         mutating func string() throws -> String {

@@ -26,8 +26,7 @@ struct ByteReader {
     mutating func read(count: Int) throws -> [UInt8] {
         guard count >= 0, bytes.count - offset >= count else { throw Self.malformed }
         defer { offset += count }
-        // Through a buffer pointer the copy is one memcpy; a slice's was element by element.
-        return bytes.withUnsafeBufferPointer { Array(UnsafeBufferPointer(rebasing: $0[offset..<offset + count])) }
+        return Array(bytes[offset..<offset + count])
     }
 
     mutating func readLengthPrefixed() throws -> [UInt8] {
