@@ -161,14 +161,9 @@ enum FleetWorker {
             FileManager.default.createFile(
                 atPath: folder.appendingPathComponent("done-\(spec.index)").path, contents: nil)
         else { throw FleetFailure("cannot create the done file") }
-        let deadline = Date().addingTimeInterval(120)
-        while true {
+        try wait(every: 2_000, failing: "the other workers never got the token") {
             let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
-            if names.count(where: { $0.hasPrefix("done-") }) >= names.count(where: { $0.hasPrefix("ready-") }) {
-                return
-            }
-            guard Date() < deadline else { throw FleetFailure("the other workers never got the token") }
-            usleep(2_000)
+            return names.count(where: { $0.hasPrefix("done-") }) >= names.count(where: { $0.hasPrefix("ready-") })
         }
     }
 
@@ -178,10 +173,18 @@ enum FleetWorker {
         guard FileManager.default.createFile(atPath: spec.readyFile, contents: nil) else {
             throw FleetFailure("cannot create the ready file")
         }
+        try wait(every: 200, failing: "the start barrier never opened") { access(spec.goFile, F_OK) == 0 }
+    }
+
+    /// Checks `done` every `microseconds` until it holds, for 120 s at most.
+    ///
+    /// - Throws: ``FleetFailure`` saying `failure` when it never held, or what `done` threw.
+    private static func wait(every microseconds: UInt32, failing failure: String, until done: () throws -> Bool) throws
+    {
         let deadline = Date().addingTimeInterval(120)
-        while access(spec.goFile, F_OK) != 0 {
-            guard Date() < deadline else { throw FleetFailure("the start barrier never opened") }
-            usleep(200)
+        while try !done() {
+            guard Date() < deadline else { throw FleetFailure(failure) }
+            usleep(microseconds)
         }
     }
 }
