@@ -89,14 +89,9 @@ SANITIZER_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
   TSAN_OPTIONS=second_deadlock_stack=1
 sanitize: sanitize-address sanitize-thread
 
-# Under ThreadSanitizer the tests of `exec` passing a signal on are left out: it runs a signal
-# handler only at its thread's next intercepted call, and the pool thread the kernel may hand the
-# signal to can sleep for ever, so the program never gets it and the test waits for ever.
-TSAN_SKIP := --skip 'aSignalSentToTokenvaultReachesTheProgram|aProgramEndedByAForwardedSignal'
 sanitize-address sanitize-thread: sanitize-%: deps auth-server
 	$(SWIFT) build --build-tests --sanitize=$* --scratch-path .build/sanitize-$* $(BUILD_FLAGS)
-	$(SANITIZER_ENV) $(SWIFT) test --skip-build --sanitize=$* --scratch-path .build/sanitize-$* \
-	  $(if $(filter thread,$*),$(TSAN_SKIP))
+	$(SANITIZER_ENV) $(SWIFT) test --skip-build --sanitize=$* --scratch-path .build/sanitize-$*
 
 # The long reliability runs: 500 SIGKILLed writers on a vault file and 500 on a vault in PostgreSQL,
 # 125 SIGKILLed key rotations, 8 processes x 5,000 mixed operations. `make test` runs the same tests

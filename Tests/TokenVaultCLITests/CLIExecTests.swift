@@ -107,6 +107,84 @@ import TokenVault
         #expect(CLIProcess.finish(started).status == 128 + SIGTERM)
     }
 
+    /// The forwarded signals reach the program whichever thread the kernel would pick: every
+    /// thread of `tokenvault` blocks them but one, which waits for them in `sigwaitinfo` (the
+    /// kernel lets them through to that thread only while it waits), so no handler has to run.
+    @Test func onlyTheThreadWaitingForThemAcceptsTheForwardedSignals() throws {
+        let vault = try CLIVault()
+        _ = try vaultWithTokenAndSecret(vault, secret: "value")
+        let started = try startExec(vault, "echo ready; exec sleep 1000")
+        let pid = started.0.processIdentifier
+        let threads = try Self.threads(of: pid)
+        #expect(kill(pid, SIGTERM) == 0)
+        #expect(CLIProcess.finish(started).status == 128 + SIGTERM)
+
+        let accepting = threads.filter { $0.blocked & Self.forwarded != Self.forwarded }
+        #expect(threads.count > 2, "the pool and the waiting thread run beside the main thread")
+        #expect(accepting.count == 1)
+        #expect(accepting.allSatisfy { $0.syscall == Self.sigtimedwaitSyscall })
+    }
+
+    /// Outside `exec` nothing is forwarded: a signal ends a command as its default action would,
+    /// and one the command was started with ignored (as `nohup` does SIGHUP) stays ignored.
+    @Test func otherCommandsEndOnTheSignalsAsTheyWouldWithoutForwarding() throws {
+        let vault = try CLIVault()
+        for (launcher, signals) in [([], [SIGTERM]), (["/usr/bin/nohup"], [SIGHUP, SIGTERM])] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: launcher.first ?? CLIProcess.executable.path)
+            process.arguments =
+                launcher.map { _ in CLIProcess.executable.path } + ["secret", "set", "waiting"] + vault.unlock
+            let input = Pipe()  // kept open: the command waits for the value on it
+            process.standardInput = input
+            process.standardOutput = Pipe()
+            process.standardError = Pipe()
+            try process.run()
+            defer { try? input.fileHandleForWriting.close() }
+            try Self.waitForTheSignalThread(of: process.processIdentifier)
+            // Both pending at once, SIGHUP (the lower number) is taken first.
+            for signal in signals { #expect(kill(process.processIdentifier, signal) == 0) }
+            process.waitUntilExit()
+            #expect(process.terminationReason == .uncaughtSignal, "\(launcher)")
+            #expect(process.terminationStatus == SIGTERM, "\(launcher)")
+        }
+    }
+
+    /// SIGTERM, SIGINT and SIGHUP as bits of a `/proc` signal mask.
+    static let forwarded = [SIGTERM, SIGINT, SIGHUP].reduce(UInt64(0)) { $0 | 1 << UInt64($1 - 1) }
+
+    /// Each thread of `pid`: its blocked signals and the system call it is in.
+    static func threads(of pid: Int32) throws -> [(blocked: UInt64, syscall: Int?)] {
+        try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").map { thread in
+            let folder = "/proc/\(pid)/task/\(thread)/"
+            let status = try String(contentsOfFile: folder + "status", encoding: .utf8)
+            let blocked = status.split(separator: "\n").first { $0.hasPrefix("SigBlk:") }.flatMap {
+                UInt64($0.dropFirst("SigBlk:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+            }
+            let call = try String(contentsOfFile: folder + "syscall", encoding: .utf8).split(separator: " ").first
+            return (blocked: try #require(blocked), syscall: call.flatMap { Int($0) })
+        }
+    }
+
+    /// Returns once a thread of `pid` waits for signals, so one sent now is taken by it rather
+    /// than by the default action of a process still starting.
+    static func waitForTheSignalThread(of pid: Int32) throws {
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            let threads = (try? threads(of: pid)) ?? []
+            if threads.contains(where: { $0.syscall == sigtimedwaitSyscall }) { return }
+            usleep(10_000)
+        }
+        Issue.record("no thread of \(pid) waited for signals")
+    }
+
+    /// `rt_sigtimedwait`, the system call behind `sigwaitinfo`, as `/proc/PID/task/TID/syscall`
+    /// numbers it.
+    #if arch(arm64)
+        static let sigtimedwaitSyscall = 137
+    #else
+        static let sigtimedwaitSyscall = 128
+    #endif
+
     @Test func badBindingsAndMissingValuesStopBeforeTheProgramRuns() throws {
         let vault = try CLIVault()
         _ = try vaultWithTokenAndSecret(vault, secret: "value")

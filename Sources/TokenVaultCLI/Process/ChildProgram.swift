@@ -48,6 +48,7 @@ enum ChildProgram {
                 Data("tokenvault: \(program): \(String(cString: strerror(error)))\n".utf8))
             return error == ENOENT ? 127 : 126
         case .started(let pid):
+            defer { SignalForwarding.ended() }
             return wait(for: pid)
         }
     }
@@ -71,7 +72,7 @@ enum ChildProgram {
         sigemptyset(&unblocked)
         posix_spawnattr_setsigmask(&attributes, &unblocked)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-        SignalForwarding.install()
+        SignalForwarding.beginForwarding()
         signal(SIGQUIT, SIG_IGN)
         var pid: pid_t = 0
         let error = posix_spawnp(&pid, argv[0]!, nil, &attributes, &argv, &envp)
