@@ -1,5 +1,6 @@
 import Foundation
 import Locking
+import Testing
 
 /// Runs the built `tokenvault` binary, as a user's shell would.
 public enum CLIProcess {
@@ -53,8 +54,19 @@ public enum CLIProcess {
         return (process, stdout, stderr)
     }
 
+    /// How long a run may take before ``finish(_:)`` kills it, and whatever it started, and
+    /// records an issue: far beyond any command's time, so only a hang reaches it.
+    public static let hangLimit = Duration.seconds(300)
+
     /// Waits for a started run.
     public static func finish(_ started: (Process, Pipe, Pipe)) -> Result {
+        let watchdog = HangWatchdog(pid: started.0.processIdentifier, limit: hangLimit)
+        defer {
+            if let killed = watchdog.stop() {
+                let program = started.0.executableURL?.lastPathComponent ?? "?"
+                Issue.record("\(program) hung: killed after \(hangLimit) with what it started (PIDs \(killed))")
+            }
+        }
         let errorData = Locked(Data())
         let reader = Thread { errorData.withLock { $0 = started.2.fileHandleForReading.readDataToEndOfFile() } }
         reader.start()
