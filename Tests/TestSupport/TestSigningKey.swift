@@ -25,8 +25,10 @@ public final class TestSigningKey: Sendable {
     public let keyID: String
     /// The public key as a JWK (RFC 7517), with `kid`, `use` and `alg`.
     public let publicJWK: [String: String]
-    private let privateKeyFile: URL
-    private let directory: TemporaryDirectory
+    /// The private key as PEM, written to a file of a folder of its own for each `openssl` run
+    /// and removed with it: a key kept in a static would otherwise leave its folder behind, as no
+    /// deinitializer runs at exit.
+    private let privateKeyPEM: Data
 
     /// A new key.
     ///
@@ -37,7 +39,7 @@ public final class TestSigningKey: Sendable {
     /// - Throws: ``AuthorizationServer/SetupFailure`` when `openssl` fails.
     public convenience init(_ kind: Kind, keyID: String = UUID().uuidString, rsaBits: Int = 2048) throws {
         let directory = TemporaryDirectory()
-        let file = directory.file("key.pem")
+        let file = directory.file(Self.keyFileName)
         let algorithm: [String] =
             switch kind {
             case .rsa: ["-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:\(rsaBits)"]
@@ -45,7 +47,7 @@ public final class TestSigningKey: Sendable {
             case .ed25519: ["-algorithm", "ed25519"]
             }
         _ = try Self.openssl(["genpkey"] + algorithm + ["-out", file.path])
-        try self.init(kind, privateKeyFile: file, keyID: keyID, directory: directory)
+        try self.init(kind, privateKeyPEM: Data(contentsOf: file), keyID: keyID)
     }
 
     /// The local authorization server's RSA key (made by its setup), under the `kid` its JWK set
@@ -55,15 +57,18 @@ public final class TestSigningKey: Sendable {
     /// - Throws: ``AuthorizationServer/SetupFailure`` when `openssl` fails.
     public convenience init(authorizationServerKeyID keyID: String) throws {
         try self.init(
-            .rsa, privateKeyFile: AuthorizationServer.stateDirectory.appendingPathComponent("oidc_rsa_private_key.pem"),
-            keyID: keyID, directory: TemporaryDirectory())
+            .rsa,
+            privateKeyPEM: Data(
+                contentsOf: AuthorizationServer.stateDirectory.appendingPathComponent("oidc_rsa_private_key.pem")),
+            keyID: keyID)
     }
 
-    private init(_ kind: Kind, privateKeyFile: URL, keyID: String, directory: TemporaryDirectory) throws {
+    private init(_ kind: Kind, privateKeyPEM: Data, keyID: String) throws {
         self.kind = kind
         self.keyID = keyID
-        self.privateKeyFile = privateKeyFile
-        self.directory = directory
+        self.privateKeyPEM = privateKeyPEM
+        let directory = TemporaryDirectory()
+        let privateKeyFile = try Self.writeKey(privateKeyPEM, into: directory)
         var jwk = ["kid": keyID, "use": "sig", "alg": kind.algorithm]
         switch kind {
         case .rsa:
@@ -91,7 +96,8 @@ public final class TestSigningKey: Sendable {
 
     /// The PEM text of the public key (what an HS256 forgery uses as its HMAC secret).
     public func publicKeyPEM() throws -> Data {
-        try Self.openssl(["pkey", "-in", privateKeyFile.path, "-pubout"])
+        let directory = TemporaryDirectory()
+        return try Self.openssl(["pkey", "-in", Self.writeKey(privateKeyPEM, into: directory).path, "-pubout"])
     }
 
     /// The JWS signature of `message`: PKCS #1 v1.5 for RSA, `r || s` for P-256 (RFC 7518 §3.4),
@@ -100,9 +106,10 @@ public final class TestSigningKey: Sendable {
     /// - Parameter message: The signing input.
     /// - Returns: The signature.
     public func sign(_ message: [UInt8]) throws -> [UInt8] {
-        let input = directory.file("message-\(UUID().uuidString)")
+        let directory = TemporaryDirectory()
+        let privateKeyFile = try Self.writeKey(privateKeyPEM, into: directory)
+        let input = directory.file("message")
         try Data(message).write(to: input)
-        defer { try? FileManager.default.removeItem(at: input) }
         switch kind {
         case .rsa:
             return Array(try Self.openssl(["dgst", "-sha256", "-sign", privateKeyFile.path, input.path]))
@@ -158,6 +165,16 @@ public final class TestSigningKey: Sendable {
     /// - Returns: Its sorted-keys JSON, base64url without padding.
     public static func part(_ object: [String: Any]) throws -> String {
         TestTokens.base64URL(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
+    }
+
+    private static let keyFileName = "key.pem"
+
+    /// Writes the key, readable by its owner only, into `directory`.
+    private static func writeKey(_ pem: Data, into directory: TemporaryDirectory) throws -> URL {
+        let file = directory.file(keyFileName)
+        guard FileManager.default.createFile(atPath: file.path, contents: pem, attributes: [.posixPermissions: 0o600])
+        else { throw AuthorizationServer.SetupFailure(reason: "cannot write a test key to \(file.path)") }
+        return file
     }
 
     private static func publicKeyInfo(_ privateKeyFile: URL) throws -> Data {
