@@ -28,7 +28,7 @@ public final class TestSigningKey: Sendable {
     /// The private key as PEM, written to a file of a folder of its own for each `openssl` run
     /// and removed with it: a key kept in a static would otherwise leave its folder behind, as no
     /// deinitializer runs at exit.
-    private let privateKeyPEM: Data
+    private let privateKeyPEM: [UInt8]
 
     /// A new key.
     ///
@@ -47,7 +47,7 @@ public final class TestSigningKey: Sendable {
             case .ed25519: ["-algorithm", "ed25519"]
             }
         _ = try Self.openssl(["genpkey"] + algorithm + ["-out", file.path])
-        try self.init(kind, privateKeyPEM: Data(contentsOf: file), keyID: keyID)
+        try self.init(kind, privateKeyPEM: Array(Data(contentsOf: file)), keyID: keyID)
     }
 
     /// The local authorization server's RSA key (made by its setup), under the `kid` its JWK set
@@ -58,12 +58,12 @@ public final class TestSigningKey: Sendable {
     public convenience init(authorizationServerKeyID keyID: String) throws {
         try self.init(
             .rsa,
-            privateKeyPEM: Data(
-                contentsOf: AuthorizationServer.stateDirectory.appendingPathComponent("oidc_rsa_private_key.pem")),
+            privateKeyPEM: Array(
+                Data(contentsOf: AuthorizationServer.stateDirectory.appendingPathComponent("oidc_rsa_private_key.pem"))),
             keyID: keyID)
     }
 
-    private init(_ kind: Kind, privateKeyPEM: Data, keyID: String) throws {
+    private init(_ kind: Kind, privateKeyPEM: [UInt8], keyID: String) throws {
         self.kind = kind
         self.keyID = keyID
         self.privateKeyPEM = privateKeyPEM
@@ -170,9 +170,11 @@ public final class TestSigningKey: Sendable {
     private static let keyFileName = "key.pem"
 
     /// Writes the key, readable by its owner only, into `directory`.
-    private static func writeKey(_ pem: Data, into directory: TemporaryDirectory) throws -> URL {
+    private static func writeKey(_ pem: [UInt8], into directory: TemporaryDirectory) throws -> URL {
         let file = directory.file(keyFileName)
-        guard FileManager.default.createFile(atPath: file.path, contents: pem, attributes: [.posixPermissions: 0o600])
+        guard
+            FileManager.default.createFile(
+                atPath: file.path, contents: Data(pem), attributes: [.posixPermissions: 0o600])
         else { throw AuthorizationServer.SetupFailure(reason: "cannot write a test key to \(file.path)") }
         return file
     }
