@@ -67,6 +67,12 @@ package final class PostgresConnection {
         return status == PQTRANS_INTRANS || status == PQTRANS_INERROR || status == PQTRANS_ACTIVE
     }
 
+    /// Whether libpq has not found the connection broken, without looking at the socket: what a
+    /// borrower that just used the connection needs to know, as a failed read or write marks it.
+    package var isOpen: Bool {
+        !isClosed && PQstatus(handle) == CONNECTION_OK
+    }
+
     /// Whether the connection still works, checked without a round trip: libpq's status, then
     /// whatever the server sent while the connection was idle. A server that shut down has sent
     /// its farewell and closed the socket; the first read takes the farewell, a later one sees

@@ -5,9 +5,10 @@ import Locking
 /// uses it alone and gives it back. `Sendable`.
 ///
 /// Connections are opened on demand up to ``size``; a borrower waits (up to a timeout) while all
-/// are out. A connection that broke while out (its server restarted, its socket closed) is closed
-/// on return, and one that broke while idle is dropped at the next check-out, so the borrower
-/// gets a working replacement. Returned connections are reset with `DISCARD ALL`, so no session
+/// are out. A connection its borrower found broken (a statement failed on a restarted server or
+/// a closed socket) is closed on return, and one that broke while idle, or while out without its
+/// borrower noticing, is dropped at the next check-out, so the borrower gets a working
+/// replacement. Returned connections are reset with `DISCARD ALL`, so no session
 /// setting (`statement_timeout`, `LISTEN`) carries over to the next borrower, unless the pool's
 /// borrowers promise to change none (``resetsSessions``), which saves a round trip per borrow.
 package final class PostgresPool: Sendable {
@@ -90,7 +91,10 @@ package final class PostgresPool: Sendable {
     package func checkIn(_ connection: PostgresConnection) {
         defer { permits.signal() }
         if connection.isInTransaction { try? connection.execute("ROLLBACK") }
-        guard connection.isUsable, !resetsSessions || (try? connection.discardSessionState()) != nil else {
+        // libpq's status only: a borrower's failed statement marks a broken connection, and what
+        // the server sends while the connection is idle is read at the next check-out, so reading
+        // the socket here too would cost a system call per borrow and find nothing.
+        guard connection.isOpen, !resetsSessions || (try? connection.discardSessionState()) != nil else {
             connection.close()
             return
         }
