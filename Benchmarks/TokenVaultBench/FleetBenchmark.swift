@@ -51,7 +51,7 @@ struct FleetBenchmark {
             defer { pinning.release() }
             result.operations = try FleetOperationsBenchmark(
                 stores: quick ? 100 : 1_000, gets: quick ? 50 : 500, connection: database.makeVaultSchema(),
-                keyFile: keyFile
+                statementsConnection: database.makeVaultSchema(), keyFile: keyFile
             ).run(progress: progress)
         }
         result.load = try FleetLoadBenchmark(

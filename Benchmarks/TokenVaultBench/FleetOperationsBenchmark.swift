@@ -7,7 +7,10 @@ import TokenVault
 /// blob of the vault's mean sealed token-record size; a get by id with no `Credential` instance
 /// cached (`Credential.with(id:)` after a fresh `Credential.use`, as the vault section measures
 /// it) beside a `SELECT` by primary key; and `Credential.find(tags:)` on one tag (one match).
-/// Library and raw operations alternate round by round, each round flipping which goes first.
+/// Beside both, the vault's own statements for a store and a get, sent raw
+/// (``RawPostgresVaultStatements``): the part of the library's distance from the floor that the
+/// server's work on them takes. The library, the floor and the raw statements take turns, round
+/// by round, each round starting with the next.
 struct FleetOperationsBenchmark {
     /// What was measured.
     struct Result: Codable, Sendable {
@@ -19,6 +22,11 @@ struct FleetOperationsBenchmark {
         let get: LatencySummary
         /// The raw select by primary key.
         let rawSelect: LatencySummary
+        /// The store's own statements (write lock, row, digest, guarded bump with its
+        /// notification), sent raw in one pipeline.
+        let rawStoreStatements: LatencySummary
+        /// The get's own statement (key epoch and rows by look-up tag), sent raw.
+        let rawGetStatement: LatencySummary
         /// `Credential.find(tags:)`, one match.
         let findByTag: LatencySummary
         /// The sealed record size the raw rows have.
@@ -28,6 +36,12 @@ struct FleetOperationsBenchmark {
         var storeRatio: Double { rawInsert.p50Ns > 0 ? store.p50Ns / rawInsert.p50Ns : 0 }
         /// Get p50 over raw-select p50.
         var getRatio: Double { rawSelect.p50Ns > 0 ? get.p50Ns / rawSelect.p50Ns : 0 }
+        /// The raw store statements' p50 over raw-insert p50: the least ``storeRatio`` could be.
+        var storeStatementsRatio: Double {
+            rawInsert.p50Ns > 0 ? rawStoreStatements.p50Ns / rawInsert.p50Ns : 0
+        }
+        /// The raw get statement's p50 over raw-select p50: the least ``getRatio`` could be.
+        var getStatementRatio: Double { rawSelect.p50Ns > 0 ? rawGetStatement.p50Ns / rawSelect.p50Ns : 0 }
         /// `find(tags:)` p50 over raw-select p50.
         var findRatio: Double { rawSelect.p50Ns > 0 ? findByTag.p50Ns / rawSelect.p50Ns : 0 }
     }
@@ -38,6 +52,8 @@ struct FleetOperationsBenchmark {
     let gets: Int
     /// The vault's schema.
     let connection: String
+    /// An empty schema for ``RawPostgresVaultStatements``' tables.
+    let statementsConnection: String
     /// The key file to create the vault with.
     let keyFile: URL
 
@@ -48,21 +64,26 @@ struct FleetOperationsBenchmark {
         try Credential.use(vault)
         defer { Credential.tokenStorage = InMemoryTokenStorage() }
         let raw = try RawPostgresFloor(connection: connection)
+        let statements = try RawPostgresVaultStatements(connection: statementsConnection, keyFile: keyFile)
 
         // The first store sets the default token (a write the others skip) and tells the size.
         try Credential.store(TokenFixtures.token(0), tags: TokenFixtures.tags(0))
         let sealedBytes = Int(try vault.tokenRecordSizesForBenchmarking().meanSealedByteCount.rounded())
-        progress("fleet: \(stores) stores beside raw PostgreSQL inserts")
+        progress("fleet: \(stores) stores beside raw PostgreSQL inserts and the store's statements")
         var store = LatencySamples()
         var rawInsert = LatencySamples()
+        var rawStore = LatencySamples()
         var ids: [(id: String, user: Int)] = []
         for step in 1...stores {
             let token = try TokenFixtures.token(step)
             let tags = TokenFixtures.tags(step)
             let row = raw.row(byteCount: sealedBytes)
-            let storeOnce = { store.append(try Stopwatch.time { try Credential.store(token, tags: tags) }) }
-            let insertOnce = { rawInsert.append(try Stopwatch.time { try raw.insert(row) }) }
-            try alternate(step, storeOnce, insertOnce)
+            let pipeline = statements.nextStore(sealedByteCount: sealedBytes)
+            try inTurn(
+                step,
+                { store.append(try Stopwatch.time { try Credential.store(token, tags: tags) }) },
+                { rawInsert.append(try Stopwatch.time { try raw.insert(row) }) },
+                { rawStore.append(try Stopwatch.time { try statements.store(pipeline) }) })
             ids.append((token.id, step))
         }
 
@@ -70,8 +91,11 @@ struct FleetOperationsBenchmark {
         try Credential.use(vault)  // a new storage: no Credential instance is cached
         var get = LatencySamples()
         var rawSelect = LatencySamples()
+        var rawGet = LatencySamples()
         var find = LatencySamples()
-        for (step, (stored, rawID)) in zip(ids.shuffled(), raw.ids.shuffled()).prefix(gets).enumerated() {
+        let stored = zip(ids.shuffled(), zip(raw.ids.shuffled(), statements.lookups.shuffled()))
+        for (step, (stored, (rawID, lookup))) in stored.prefix(gets).enumerated() {
+            let getStatement = statements.get(lookup)
             let getOnce = {
                 get.append(
                     try Stopwatch.time {
@@ -80,8 +104,10 @@ struct FleetOperationsBenchmark {
                         }
                     })
             }
-            let selectOnce = { rawSelect.append(try Stopwatch.time { blackHole(try raw.select(rawID)) }) }
-            try alternate(step, getOnce, selectOnce)
+            try inTurn(
+                step, getOnce,
+                { rawSelect.append(try Stopwatch.time { blackHole(try raw.select(rawID)) }) },
+                { rawGet.append(try Stopwatch.time { blackHole(try statements.read(getStatement)) }) })
             let user = TokenFixtures.user(ids.randomElement()!.user)
             find.append(
                 try Stopwatch.time {
@@ -92,17 +118,15 @@ struct FleetOperationsBenchmark {
         }
         return Result(
             store: store.summary, rawInsert: rawInsert.summary, get: get.summary, rawSelect: rawSelect.summary,
-            findByTag: find.summary, sealedBytes: sealedBytes)
+            rawStoreStatements: rawStore.summary, rawGetStatement: rawGet.summary, findByTag: find.summary,
+            sealedBytes: sealedBytes)
     }
 
-    /// Runs `library` then `floor` on even steps, the other way round on odd ones.
-    private func alternate(_ step: Int, _ library: () throws -> Void, _ floor: () throws -> Void) throws {
-        if step % 2 == 0 {
-            try library()
-            try floor()
-        } else {
-            try floor()
-            try library()
+    /// Runs each of `turns` once, starting with the one at `step` (modulo their count), so none
+    /// always runs on the cache or connection state another left.
+    private func inTurn(_ step: Int, _ turns: (() throws -> Void)...) throws {
+        for offset in turns.indices {
+            try turns[(step + offset) % turns.count]()
         }
     }
 
@@ -112,8 +136,16 @@ struct FleetOperationsBenchmark {
         let rows: [(String, LatencySummary, String)] = [
             ("store: Credential.store, durable", result.store, Format.ratio(result.storeRatio)),
             ("raw INSERT, autocommit, \(Format.bytes(Double(result.sealedBytes))) blob", result.rawInsert, ""),
+            (
+                "the store's 4 statements, raw, one pipeline", result.rawStoreStatements,
+                Format.ratio(result.storeStatementsRatio) + " of the INSERT"
+            ),
             ("get by id: Credential.with(id:), cold", result.get, Format.ratio(result.getRatio)),
             ("raw SELECT value by primary key", result.rawSelect, ""),
+            (
+                "the get's statement, raw", result.rawGetStatement,
+                Format.ratio(result.getStatementRatio) + " of the SELECT"
+            ),
             ("find(tags:), indexed (1 match)", result.findByTag, Format.ratio(result.findRatio) + " of the SELECT"),
         ]
         for (name, summary, ratio) in rows {

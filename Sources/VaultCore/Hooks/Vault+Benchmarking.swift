@@ -1,4 +1,5 @@
 import VaultCrypto
+import VaultStorage
 
 /// One token record as the benchmark harness bulk-loads it: the caller's encoded metadata, index
 /// terms and token. Package-internal, not public API.
@@ -100,5 +101,49 @@ extension Vault {
             }
         }
         try dropIndexForBenchmarking()
+    }
+}
+
+/// The statements a vault in PostgreSQL sends for a durable store of a new token and for a get by
+/// id, for the harness to send raw beside the vault: the vault's own SQL with bytes the harness
+/// makes beforehand, so what the statements cost on the server can be told apart from the
+/// library's work around them. Package-internal, not public API.
+package enum PostgresStatementsForBenchmarking {
+    /// The pipeline of a store of a new token run ahead of its transaction, a lone writer's usual
+    /// case: the write lock, the row with its term hashes in its `terms` column, the vault-wide
+    /// sealed digest, and the bump of the change counter from `changes`, which notifies the vault's
+    /// channel. Committed together in one round trip.
+    ///
+    /// - Parameters:
+    ///   - recordID: 16 bytes, above every stored id.
+    ///   - lookup: The row's look-up tag, 32 bytes.
+    ///   - domain: The domain id, 16 bytes.
+    ///   - sealed: The sealed record.
+    ///   - terms: The term hashes, 32 bytes each.
+    ///   - digest: The sealed digest.
+    ///   - changes: The change counter as the vault's header holds it.
+    package static func tokenStore(
+        recordID: [UInt8], lookup: [UInt8], domain: [UInt8], sealed: [UInt8], terms: [UInt8], digest: [UInt8],
+        changes: Int64
+    ) -> [PostgresStatement] {
+        [
+            PostgresStatement(PostgresSchema.lockStatement),
+            PostgresStatement(
+                PostgresRecordStore.insertWithTerms,
+                [
+                    .bytea(recordID), .int8(Int64(RecordKind.token.rawValue)), .bytea(lookup), .bytea(domain),
+                    .int8(Domain(VaultPolicy()).policyCode), .int8(1), .bytea(sealed), .null, .bytea(terms),
+                ]),
+            PostgresStatement(PostgresRecordStore.setVaultDigest, [.bytea(digest)]),
+            PostgresStatement(PostgresVaultBackend.bumpChangesIfUnchanged, [.int8(changes)], returnsRows: true),
+        ]
+    }
+
+    /// The one statement of a get by id: the key epoch and the rows of `lookups` (a token's tag and
+    /// the group directory's), read together.
+    package static func tokenGet(lookups: [[UInt8]]) -> PostgresStatement {
+        PostgresStatement(
+            PostgresRecordStore.epochAndRowsStatement(lookupCount: lookups.count), lookups.map { .bytea($0) },
+            returnsRows: true)
     }
 }

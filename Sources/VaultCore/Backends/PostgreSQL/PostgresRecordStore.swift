@@ -28,6 +28,16 @@ struct PostgresRecordStore: RecordStore {
 
     private static let columns = "record_id, kind, lookup, domain, policy, version, sealed, scope"
 
+    /// A new row with its term hashes in its own `terms` column: ``columns`` as `$1` to `$8`, the
+    /// terms `$9`.
+    static let insertWithTerms =
+        "INSERT INTO records (\(columns), terms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+
+    /// Replaces the vault-wide sealed digest with `$1`.
+    static let setVaultDigest =
+        "INSERT INTO integrity (singleton, sealed) VALUES (1, $1) "
+        + "ON CONFLICT (singleton) DO UPDATE SET sealed = excluded.sealed"
+
     // MARK: Records
 
     func row(lookup: [UInt8]) throws -> RecordRow? {
@@ -52,15 +62,26 @@ struct PostgresRecordStore: RecordStore {
     ///
     /// - Throws: ``VaultError/integrity(_:)`` when the header is missing, `PostgresError`.
     func epochAndRows(lookups: [[UInt8]]) throws -> (epoch: UInt64, rows: [RecordRow]) {
-        let placeholders = lookups.indices.map { "$\($0 + 1)" }.joined(separator: ", ")
-        let matching = lookups.isEmpty ? "false" : "records.lookup IN (\(placeholders))"
-        let found = try db.query(
-            "SELECT \(Self.qualifiedColumns), vault_header.epoch FROM vault_header "
-                + "LEFT JOIN records ON \(matching) WHERE vault_header.singleton = 1",
-            lookups.map { .bytea($0) })
+        let found = try db.query(Self.epochAndRowsStatement(lookupCount: lookups.count), lookups.map { .bytea($0) })
         guard let first = found.first else { throw VaultError.integrity("the vault header is missing") }
         let epoch = UInt64(bitPattern: try first.int8(8))
         return (epoch, try found.filter { !$0.isNull(0) }.map(Self.row))
+    }
+
+    /// The statement of ``epochAndRows(lookups:)`` for `lookupCount` tags, `$1` to `$n`; built
+    /// once for the counts reads use (one or two tags), not on every read.
+    static func epochAndRowsStatement(lookupCount: Int) -> String {
+        lookupCount < epochAndRowsStatements.count
+            ? epochAndRowsStatements[lookupCount] : makeEpochAndRowsStatement(lookupCount: lookupCount)
+    }
+
+    private static let epochAndRowsStatements = (0...2).map(makeEpochAndRowsStatement)
+
+    private static func makeEpochAndRowsStatement(lookupCount: Int) -> String {
+        let placeholders = (0..<lookupCount).map { "$\($0 + 1)" }.joined(separator: ", ")
+        let matching = lookupCount == 0 ? "false" : "records.lookup IN (\(placeholders))"
+        return "SELECT \(qualifiedColumns), vault_header.epoch FROM vault_header "
+            + "LEFT JOIN records ON \(matching) WHERE vault_header.singleton = 1"
     }
 
     /// ``columns``, each named with its table, for a join.
@@ -118,9 +139,7 @@ struct PostgresRecordStore: RecordStore {
             try addIndexEntries(terms.map { IndexEntry(term: $0, recordID: row.id) })
             return
         }
-        try db.run(
-            "INSERT INTO records (\(Self.columns), terms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-            Self.values(of: row) + [.bytea(column)])
+        try db.run(Self.insertWithTerms, Self.values(of: row) + [.bytea(column)])
         known?.inserted(row)
         if UnfiledTerms.fillsTheLimit(mark: mark, recordID: row.id), let largest = try largestRecordID() {
             try fileAll(after: mark, through: largest)
@@ -272,10 +291,7 @@ struct PostgresRecordStore: RecordStore {
                     + "ON CONFLICT (scope) DO UPDATE SET sealed = excluded.sealed",
                 [.bytea(scope), .bytea(sealed)])
         } else {
-            try db.run(
-                "INSERT INTO integrity (singleton, sealed) VALUES (1, $1) "
-                    + "ON CONFLICT (singleton) DO UPDATE SET sealed = excluded.sealed",
-                [.bytea(sealed)])
+            try db.run(Self.setVaultDigest, [.bytea(sealed)])
         }
         known?.sealedDigests[scope ?? []] = .some(sealed)
     }

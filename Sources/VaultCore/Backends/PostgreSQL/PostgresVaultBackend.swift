@@ -157,7 +157,7 @@ final class PostgresVaultBackend: VaultBackend {
     /// divides by zero otherwise, failing the pipeline, so that everything it wrote rolls back.
     /// The write lock, taken by the pipeline's first statement, makes the check final: no other
     /// writer can commit between it and the commit.
-    private static let bumpChangesIfUnchanged =
+    static let bumpChangesIfUnchanged =
         "WITH moved AS (UPDATE vault_header SET changes = changes + 1 WHERE singleton = 1 AND changes = $1 "
         + "RETURNING changes) SELECT max(changes) + 0 * (1 / count(*)), "
         + "pg_notify(\(PostgresSchema.changeChannel), max(changes)::text)::text FROM moved"
