@@ -23,9 +23,9 @@ final class RawPostgresVaultStatements {
     /// The counter of the last record id handed out.
     private var counter = UInt64.random(in: 0..<(1 << 62))
 
-    /// The term hashes a row carries: as many as each fixture token the section stores has
-    /// (its tags and claims give 3).
-    private static let termCount = 3
+    /// The term hashes a row carries: as many as each fixture token the section stores has (its
+    /// `terms` column holds 96 bytes).
+    private static let termCount = 6
     /// The size of the sealed integrity digest a store sends with its row.
     private static let sealedDigestByteCount = 80
 
@@ -60,7 +60,9 @@ final class RawPostgresVaultStatements {
         return PostgresStatementsForBenchmarking.tokenStore(
             recordID: recordID, lookup: lookup, domain: SecureRandom.bytes(count: 16),
             sealed: SecureRandom.bytes(count: sealedByteCount),
-            terms: SecureRandom.bytes(count: 32 * Self.termCount),
+            terms: (0..<Self.termCount).map { _ in
+                SecureRandom.bytes(count: PostgresStatementsForBenchmarking.termHashByteCount)
+            },
             digest: SecureRandom.bytes(count: Self.sealedDigestByteCount), changes: changes)
     }
 
@@ -81,7 +83,8 @@ final class RawPostgresVaultStatements {
 
     /// Runs a get statement.
     ///
-    /// - Returns: The rows' total size, so the read cannot be optimised away.
+    /// - Returns: The sealed size of the row found (column 6, `sealed`), so the read cannot be
+    ///   optimised away.
     /// - Throws: `PostgresError`; `CocoaError` when the row is missing.
     @discardableResult
     func read(_ statement: PostgresStatement) throws -> Int {

@@ -109,6 +109,9 @@ extension Vault {
 /// makes beforehand, so what the statements cost on the server can be told apart from the
 /// library's work around them. Package-internal, not public API.
 package enum PostgresStatementsForBenchmarking {
+    /// The size of one term hash.
+    package static let termHashByteCount = IndexTerm.hashByteCount
+
     /// The pipeline of a store of a new token run ahead of its transaction, a lone writer's usual
     /// case: the write lock, the row with its term hashes in its `terms` column, the vault-wide
     /// sealed digest, and the bump of the change counter from `changes`, which notifies the vault's
@@ -119,20 +122,23 @@ package enum PostgresStatementsForBenchmarking {
     ///   - lookup: The row's look-up tag, 32 bytes.
     ///   - domain: The domain id, 16 bytes.
     ///   - sealed: The sealed record.
-    ///   - terms: The term hashes, 32 bytes each.
+    ///   - terms: The term hashes, ``termHashByteCount`` bytes each, at least one.
     ///   - digest: The sealed digest.
     ///   - changes: The change counter as the vault's header holds it.
     package static func tokenStore(
-        recordID: [UInt8], lookup: [UInt8], domain: [UInt8], sealed: [UInt8], terms: [UInt8], digest: [UInt8],
-        changes: Int64
+        recordID: [UInt8], lookup: [UInt8], domain: [UInt8], sealed: [UInt8], terms: [[UInt8]],
+        digest: [UInt8], changes: Int64
     ) -> [PostgresStatement] {
-        [
+        guard let column = UnfiledTerms.column(terms) else {
+            preconditionFailure("a row without terms goes in without its terms column")
+        }
+        return [
             PostgresStatement(PostgresSchema.lockStatement),
             PostgresStatement(
                 PostgresRecordStore.insertWithTerms,
                 [
                     .bytea(recordID), .int8(Int64(RecordKind.token.rawValue)), .bytea(lookup), .bytea(domain),
-                    .int8(Domain(VaultPolicy()).policyCode), .int8(1), .bytea(sealed), .null, .bytea(terms),
+                    .int8(Domain(VaultPolicy()).policyCode), .int8(1), .bytea(sealed), .null, .bytea(column),
                 ]),
             PostgresStatement(PostgresRecordStore.setVaultDigest, [.bytea(digest)]),
             PostgresStatement(PostgresVaultBackend.bumpChangesIfUnchanged, [.int8(changes)], returnsRows: true),
