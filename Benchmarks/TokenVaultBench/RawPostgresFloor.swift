@@ -1,4 +1,5 @@
 import Foundation
+import VaultCore
 import VaultCrypto
 import VaultStorage
 
@@ -11,8 +12,8 @@ final class RawPostgresFloor {
     private let connection: PostgresConnection
     /// The ids inserted so far, in order.
     private(set) var ids: [[UInt8]] = []
-    /// The counter of the last id handed out.
-    private var counter = UInt64.random(in: 0..<(1 << 62))
+    /// The last id handed out.
+    private var lastID: [UInt8]?
 
     /// The table, in the connection's `search_path` schema.
     private static let table = "raw_floor"
@@ -30,12 +31,12 @@ final class RawPostgresFloor {
         connection.close()
     }
 
-    /// A new row: an id as the vault makes them (8 bytes of a counter that counts up, then 8
+    /// A new row: an id made as the vault makes them (8 bytes of a counter that counts up, then 8
     /// random), so rows land on the index's last page as the vault's do, and `byteCount` random
     /// bytes. Made before the timed insert.
     func row(byteCount: Int) -> (id: [UInt8], value: [UInt8]) {
-        counter += 1
-        let id = (0..<8).map { UInt8(truncatingIfNeeded: counter >> (56 - 8 * $0)) } + SecureRandom.bytes(count: 8)
+        let id = UnfiledTerms.recordID(after: lastID)
+        lastID = id
         return (id, SecureRandom.bytes(count: byteCount))
     }
 

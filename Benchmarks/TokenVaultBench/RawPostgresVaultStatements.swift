@@ -20,8 +20,8 @@ final class RawPostgresVaultStatements {
     private(set) var lookups: [[UInt8]] = []
     /// The header's change counter, which each store's guarded bump moves by one.
     private var changes: Int64
-    /// The counter of the last record id handed out.
-    private var counter = UInt64.random(in: 0..<(1 << 62))
+    /// The last record id handed out.
+    private var lastID: [UInt8]?
 
     /// The term hashes a row carries: as many as each fixture token the section stores has (its
     /// `terms` column holds 96 bytes).
@@ -51,9 +51,8 @@ final class RawPostgresVaultStatements {
     /// The next store's pipeline: a new row of `sealedByteCount` random bytes with an id above
     /// every stored one, random term hashes and a random digest. Made before the timed call.
     func nextStore(sealedByteCount: Int) -> [PostgresStatement] {
-        counter += 1
-        let recordID =
-            (0..<8).map { UInt8(truncatingIfNeeded: counter >> (56 - 8 * $0)) } + SecureRandom.bytes(count: 8)
+        let recordID = UnfiledTerms.recordID(after: lastID)
+        lastID = recordID
         let lookup = SecureRandom.bytes(count: 32)
         lookups.append(lookup)
         defer { changes += 1 }

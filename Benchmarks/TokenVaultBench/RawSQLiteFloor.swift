@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import TokenVault
+import VaultCore
 import VaultCrypto
 import VaultStorage
 
@@ -15,8 +16,8 @@ final class RawSQLiteFloor {
     /// The rows inserted so far.
     private(set) var rowCount = 0
 
-    /// The counter of the last record id handed out.
-    private static let nextID = Mutex<UInt64>(UInt64.random(in: 0..<(1 << 62)))
+    /// The last record id handed out.
+    private static let lastID = Mutex<[UInt8]?>(nil)
 
     private static let insert =
         "INSERT INTO records (record_id, kind, lookup, domain, policy, version, sealed) VALUES (?, ?, ?, ?, ?, ?, ?)"
@@ -99,11 +100,11 @@ final class RawSQLiteFloor {
     /// A row with ids as the vault writes them: a 16-byte record id that sorts after every earlier
     /// one (a counter, then random bytes), a random 32-byte look-up tag and 16-byte domain.
     private static func row(sealed: [UInt8]) -> [SQLiteValue] {
-        let count = nextID.withLock { counter in
-            counter += 1
-            return counter
+        let id = lastID.withLock { last in
+            let id = UnfiledTerms.recordID(after: last)
+            last = id
+            return id
         }
-        let id = (0..<8).map { UInt8(truncatingIfNeeded: count >> (56 - 8 * $0)) } + SecureRandom.bytes(count: 8)
         return [
             .blob(id), .integer(Vault.tokenRecordKindForBenchmarking),
             .blob(SecureRandom.bytes(count: 32)), .blob(SecureRandom.bytes(count: 16)), .integer(0), .integer(1),

@@ -15,7 +15,7 @@ package enum UnfiledTerms {
     /// An id after `largest` (the largest id in the table): its counter plus one, then 8 random
     /// bytes. In an empty table the counter starts at random below 2^62; when it cannot grow any
     /// more, a random id.
-    static func recordID(after largest: [UInt8]?) -> [UInt8] {
+    package static func recordID(after largest: [UInt8]?) -> [UInt8] {
         let next: UInt64
         if let current = largest.flatMap(counter(of:)) {
             guard current < .max else { return SecureRandom.bytes(count: VaultFormat.idByteCount) }
