@@ -78,8 +78,7 @@ package final class PostgresConnection {
     /// its farewell and closed the socket; the first read takes the farewell, a later one sees
     /// the end of the stream, so this reads for as long as the socket has something to read.
     package var isUsable: Bool {
-        guard !isClosed else { return false }
-        for _ in 0..<16 where PQstatus(handle) == CONNECTION_OK {
+        for _ in 0..<16 where isOpen {
             let descriptor = PQsocket(handle)
             guard descriptor >= 0, let readable = try? PostgresSocket.waitReadable(descriptor, timeout: .zero) else {
                 return false
@@ -87,7 +86,7 @@ package final class PostgresConnection {
             guard readable else { return true }
             guard PQconsumeInput(handle) == 1 else { return false }
         }
-        return PQstatus(handle) == CONNECTION_OK
+        return isOpen
     }
 
     /// Runs one or more statements without parameters (`CREATE TABLE ...; CREATE INDEX ...`).
