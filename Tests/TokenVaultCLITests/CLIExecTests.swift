@@ -83,14 +83,14 @@ import TokenVault
         let vault = try CLIVault()
         _ = try vaultWithTokenAndSecret(vault, secret: "value")
         let marker = vault.directory.file("trapped")
-        // The shell blocks in its own `read` on a FIFO it holds open, so it starts no process that
-        // could outlive it, and a trapped signal ends the `read` at once.
-        let fifo = vault.directory.file("fifo").path
+        // The shell waits in short `sleep`s, after each of which it runs a trap whose signal has
+        // come, however late in the loop the signal lands. A blocking `read` was racy: a signal
+        // that came after `echo ready` but before `read` began was taken by the shell's handler
+        // and left the `read` blocked for good.
         let script = """
             trap 'echo \(name) > "\(marker.path)"; exit 7' \(name)
-            mkfifo '\(fifo)' && exec 3<>'\(fifo)'
             echo ready
-            read line <&3
+            while :; do sleep 0.05; done
             """
         let started = try startExec(vault, script)
         #expect(kill(started.0.processIdentifier, signal) == 0)
