@@ -16,14 +16,16 @@ extension Vault {
     /// Seals and writes one item with its policy's domain key, replacing `existing` (whose sealed
     /// index terms are `replacedTerms`).
     ///
+    /// - Returns: The row written.
     /// - Throws: ``VaultError/unsupportedFormat(_:)`` for a token record in a format version 2 file,
     ///   whose records this library would write in a layout version 2 readers cannot read (a
     ///   full-access unlock upgrades the file first).
+    @discardableResult
     func storeItem(
         _ item: ItemContent, kind: RecordKind, lookup: [UInt8], policy: VaultPolicy, device: DeviceSecret?,
         replacing existing: RecordRow?, replacedTerms: [IndexTerm]? = nil, existingGroups: [String?] = [],
         in transaction: inout RecordTransaction
-    ) throws {
+    ) throws -> RecordRow {
         let keys = transaction.keys
         let domain = Domain(policy)
         guard keys.isInScope(policy.accessGroup) else { throw Self.outOfScope }
@@ -77,6 +79,7 @@ extension Vault {
         if let group = policy.accessGroup, keys.scope == nil {
             try GroupDirectory.add(group, in: &transaction)
         }
+        return row
     }
 
     /// Opens an item row with the key of its domain, found among `groups` by the domain id the row

@@ -95,6 +95,29 @@ extension CredentialTests {
             }
         }
 
+        /// A token just stored or read is kept as its sealed record: it goes with `lock()` like a
+        /// copy under the cache key, and after a key rotation, which leaves the record's old keys
+        /// behind, the credential reads it again instead of failing.
+        @Test func aTokenKeptAsItsRecordGoesWithLockAndIsReadAgainAfterARotation() throws {
+            let storedToken = token("stored")
+            let readToken = token("read")
+            let stored = try Credential.store(storedToken)
+            let read = try #require(try loaded([(readToken, [])]).first?.0)
+
+            let spare = directory.file("spare.key")
+            try KeyFile.generate(at: spare)
+            try vault.changeUnlock(from: .keyFile(keyFile), to: .keyFile(spare))
+            #expect(stored.token == storedToken)
+            #expect(read.token == readToken)
+
+            vault.lock()
+            expectHidden(stored, storedToken, .locked)
+            expectHidden(read, readToken, .locked)
+            try vault.unlock(.keyFile(spare))
+            #expect(stored.token == storedToken)
+            #expect(read.token == readToken)
+        }
+
         @Test func theIdleTimeoutHidesSessionClassesAndAccessControlledTokensOnly() throws {
             let loaded = try loaded([
                 (token("after"), [.accessibility(.afterFirstUnlock)]), (token("when"), [.accessibility(.whenUnlocked)]),

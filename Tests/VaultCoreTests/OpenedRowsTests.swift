@@ -12,7 +12,8 @@ import VaultCore
     func insert(_ id: String, into vault: Vault) throws -> Bool {
         try vault.insertTokenRecord(
             id: id, metadata: [], terms: [], secret: Array("token \(id)".utf8), policy: VaultPolicy(),
-            defaultIfNone: true)
+            defaultIfNone: true
+        ).becameDefault
     }
 
     /// The default row keeps its sealed bytes but gets another version, written into the file behind

@@ -35,10 +35,18 @@ extension Credential {
         let storage = tokenStorage
         let (_, context) = try Security.resolve(security)
         let metadata = Token.Metadata(token: token, tags: tags)
-        let generation = (storage as? VaultTokenStorage)?.vault.keyGeneration
-        let becameDefault = try storage.add(token: token, metadata: metadata, security: security)
+        let becameDefault: Bool
+        var copy: SealedRecordCopy?
+        let vaultStorage = storage as? VaultTokenStorage
+        let generation = vaultStorage?.vault.keyGeneration
+        if let vaultStorage {
+            (becameDefault, copy) = try vaultStorage.add(
+                token: token, metadata: metadata, security: security, copyFor: generation)
+        } else {
+            becameDefault = try storage.add(token: token, metadata: metadata, security: security)
+        }
         let credential = CredentialCoordinator.shared.instance(
-            token: token, metadata: metadata, storage: storage, context: context, generation: generation)
+            token: token, metadata: metadata, storage: storage, context: context, generation: generation, copy: copy)
         if becameDefault { CredentialCoordinator.shared.postDefaultChanged(credential) }
         return credential
     }
@@ -110,7 +118,7 @@ extension Credential {
         else { return nil }
         return CredentialCoordinator.shared.instance(
             token: stored.token, metadata: stored.metadata, storage: storage, context: authenticationContext,
-            generation: generation)
+            generation: generation, copy: stored.copy)
     }
 
     /// The credentials whose metadata (id, tags, ID-token claims) matches `expression`.

@@ -62,14 +62,14 @@ public final class Credential: Sendable, Identifiable, Equatable {
 
     init(
         token: Token, metadata: Token.Metadata, storage: any TokenStorage, context: (any AuthenticationContext)?,
-        generation: VaultKeyGeneration?, requestTimeout: TimeInterval
+        generation: VaultKeyGeneration?, copy: SealedRecordCopy? = nil, requestTimeout: TimeInterval
     ) {
         id = token.id
         self.storage = storage
         vault = (storage as? VaultTokenStorage)?.vault
         clientContext = token.context
         self.requestTimeout = requestTimeout
-        let held = HeldToken(token, vault: vault, generation: generation)
+        let held = HeldToken(token, vault: vault, generation: generation, copy: copy)
         state = Locked(
             State(held: held, redacted: held?.redacted ?? token.withoutSecrets(), metadata: metadata, context: context))
     }

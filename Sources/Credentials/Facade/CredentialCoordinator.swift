@@ -65,7 +65,7 @@ final class CredentialCoordinator: Sendable {
     ///   stored (`nil` for a storage without a vault).
     func instance(
         token: Token, metadata: Token.Metadata, storage: any TokenStorage, context: (any AuthenticationContext)?,
-        generation: VaultKeyGeneration?
+        generation: VaultKeyGeneration?, copy: SealedRecordCopy? = nil
     ) -> Credential {
         state.withLock { state in
             if let credential = state.instances[token.id], credential.storage === storage {
@@ -73,7 +73,7 @@ final class CredentialCoordinator: Sendable {
             }
             let credential = Credential(
                 token: token, metadata: metadata, storage: storage, context: context, generation: generation,
-                requestTimeout: state.requestTimeout)
+                copy: copy, requestTimeout: state.requestTimeout)
             if state.storage === storage { state.instances[token.id] = credential }
             return credential
         }

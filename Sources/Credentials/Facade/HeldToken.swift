@@ -6,9 +6,12 @@ import VaultCrypto
 /// The token a `Credential` keeps between reads, in a form that locking the vault makes
 /// unreadable.
 ///
-/// A token read from a vault keeps its strings (access, refresh and ID token, device secret, client
-/// secret) and its DPoP key sealed under the vault's cache key of the key generation it was read in. That key lives
-/// in guarded memory and is wiped by `lock()`, a new unlock and the end of the unlock session, so
+/// A token just stored in or read from a vault is kept as its record, as the vault sealed it
+/// (``SealedRecordCopy``): nothing is sealed again, and the vault opens the record only while the
+/// key generation it was read or written in lasts. Otherwise (a token the credential refreshed, an
+/// access-controlled one) its strings (access, refresh and ID token, device secret, client secret)
+/// and its DPoP key are sealed under the vault's cache key of that generation. Both need keys that
+/// live in guarded memory and go with `lock()`, a new unlock and the end of the unlock session, so
 /// every credential's copy becomes unreadable at that moment, without the vault having to find the
 /// credentials. Guarded memory for each copy would not scale: a token is larger than a pooled block,
 /// so each copy would take its own mappings with guard pages, and a `find` returning a few tens of
@@ -18,6 +21,7 @@ struct HeldToken: Sendable {
     private enum Secrets: Sendable {
         case clear(Token)
         case sealed(CachedSecrets)
+        case record(SealedRecordCopy)
     }
 
     /// The token without any secret: id, type, expiry, scope, issuer, client id.
@@ -27,19 +31,23 @@ struct HeldToken: Sendable {
     /// keeps only as text.
     private let idTokenVerified: Bool
 
-    /// Keeps `token`, read in `generation` of `vault` (`nil` for a storage without a vault).
+    /// Keeps `token`, read in `generation` of `vault` (`nil` for a storage without a vault), as
+    /// `copy` when there is one of that generation.
     ///
     /// - Returns: `nil` when that generation has already ended: the token must not be kept.
-    init?(_ token: Token, vault: Vault?, generation: VaultKeyGeneration?) {
+    init?(_ token: Token, vault: Vault?, generation: VaultKeyGeneration?, copy: SealedRecordCopy? = nil) {
         redacted = token.withoutSecrets()
         idTokenVerified = token.idTokenVerified
         guard let vault else {
             secrets = .clear(token)
             return
         }
-        guard let generation, let sealed = vault.sealForCache(token.secretStrings, generation: generation) else {
-            return nil
+        guard let generation else { return nil }
+        if let copy, copy.generation == generation {
+            secrets = .record(copy)
+            return
         }
+        guard let sealed = vault.sealForCache(token.secretStrings, generation: generation) else { return nil }
         secrets = .sealed(sealed)
     }
 
@@ -48,6 +56,7 @@ struct HeldToken: Sendable {
         switch secrets {
         case .clear: true
         case .sealed(let sealed): vault?.keyGeneration == sealed.generation
+        case .record(let copy): vault?.keyGeneration == copy.generation
         }
     }
 
@@ -57,6 +66,9 @@ struct HeldToken: Sendable {
         case .clear(let token): token
         case .sealed(let sealed):
             vault?.openFromCache(sealed).flatMap { redacted.withSecrets($0, idTokenVerified: idTokenVerified) }
+        case .record(let copy):
+            // The record seals the ID token's verified mark with the token.
+            vault?.openSealedCopy(copy).flatMap { try? VaultTokenStorage.decode(Token.self, from: $0) }
         }
     }
 }

@@ -1,4 +1,5 @@
 import OAuth2
+import VaultCore
 
 /// A stored token with its metadata and the version of its record, read together: what a
 /// compare-and-swap write (``TokenStorage/replace(token:metadata:expectedVersion:)``) starts from.
@@ -10,6 +11,9 @@ public struct StoredToken: Sendable, Equatable, CustomStringConvertible, CustomR
     public let metadata: Token.Metadata
     /// The version of its record; every write makes a new one.
     public let version: UInt64
+    /// The record as the vault sealed it, for a credential to keep instead of sealing the token
+    /// again; `nil` from other storages and for an access-controlled token.
+    let copy: SealedRecordCopy?
 
     /// A stored token.
     ///
@@ -18,9 +22,19 @@ public struct StoredToken: Sendable, Equatable, CustomStringConvertible, CustomR
     ///   - metadata: Its metadata.
     ///   - version: The version of its record.
     public init(token: Token, metadata: Token.Metadata, version: UInt64) {
+        self.init(token: token, metadata: metadata, version: version, copy: nil)
+    }
+
+    init(token: Token, metadata: Token.Metadata, version: UInt64, copy: SealedRecordCopy?) {
         self.token = token
         self.metadata = metadata
         self.version = version
+        self.copy = copy
+    }
+
+    /// Equal when token, metadata and version are: the copy is how the token was read, not what.
+    public static func == (lhs: StoredToken, rhs: StoredToken) -> Bool {
+        lhs.token == rhs.token && lhs.metadata == rhs.metadata && lhs.version == rhs.version
     }
 
     public var description: String { "StoredToken(id: \(token.id), version: \(version))" }

@@ -52,11 +52,19 @@ public final class VaultTokenStorage: TokenStorage {
     }
 
     public func add(token: Token, metadata: Token.Metadata, security: [Credential.Security]) throws -> Bool {
+        try add(token: token, metadata: metadata, security: security, copyFor: nil).becameDefault
+    }
+
+    /// ``add(token:metadata:security:)``, also giving the record as sealed for the credential to
+    /// keep (`nil` without a generation, or for an access-controlled token).
+    func add(
+        token: Token, metadata: Token.Metadata, security: [Credential.Security], copyFor generation: VaultKeyGeneration?
+    ) throws -> (becameDefault: Bool, copy: SealedRecordCopy?) {
         let (policy, _) = try Credential.Security.resolve(security)
         return try translating(id: token.id) {
             try vault.insertTokenRecord(
                 id: token.id, metadata: Self.encode(metadata), terms: metadata.indexTerms, secret: Self.encode(token),
-                policy: policy, defaultIfNone: true)
+                policy: policy, defaultIfNone: true, copyFor: generation)
         }
     }
 
@@ -97,12 +105,15 @@ public final class VaultTokenStorage: TokenStorage {
     public func storedToken(
         id: String, prompt: String?, authenticationContext: (any AuthenticationContext)?
     ) throws -> StoredToken? {
-        try translating(id: id) {
-            try vault.tokenRecord(id: id, authenticationContext: authenticationContext, prompt: prompt).map {
+        let generation = vault.keyGeneration  // before the read: a wipe during it then counts
+        return try translating(id: id) {
+            try vault.tokenRecord(
+                id: id, authenticationContext: authenticationContext, prompt: prompt, copyFor: generation
+            ).map {
                 StoredToken(
                     token: try Self.decode(Token.self, from: $0.secret),
                     metadata: try Self.decode(Token.Metadata.self, from: $0.metadata.metadata),
-                    version: $0.metadata.version)
+                    version: $0.metadata.version, copy: $0.copy)
             }
         }
     }

@@ -34,29 +34,36 @@ extension Vault {
     /// default when `defaultIfNone` and there is none. Through a scoped unlock it never becomes the
     /// default.
     ///
-    /// - Returns: Whether it became the default.
+    /// - Parameter generation: The key generation taken before the call, for a copy of the record
+    ///   to keep (``SealedRecordCopy``); `nil` for none.
+    /// - Returns: Whether it became the default, and the copy (`nil` without a generation, or for
+    ///   an access-controlled record).
     /// - Throws: ``VaultError/alreadyExists(_:)`` when the id is stored, and what
     ///   ``set(_:for:)`` throws for the policy.
+    @discardableResult
     package func insertTokenRecord(
-        id: String, metadata: [UInt8], terms: [IndexTerm], secret: [UInt8], policy: VaultPolicy, defaultIfNone: Bool
-    ) throws -> Bool {
+        id: String, metadata: [UInt8], terms: [IndexTerm], secret: [UInt8], policy: VaultPolicy, defaultIfNone: Bool,
+        copyFor generation: VaultKeyGeneration? = nil
+    ) throws -> (becameDefault: Bool, copy: SealedRecordCopy?) {
         if let group = policy.accessGroup { try Self.checkGroupName(group) }
         let device = policy.accessibility.isDeviceBound ? try deviceSecret(creating: true) : nil
         return try write(rerunnable: true) { transaction in
             // The look-up tag is unique, so the insert itself refuses a stored id: no read first.
+            let row: RecordRow
             do {
-                try storeItem(
+                row = try storeItem(
                     ItemContent(name: id, metadata: metadata, value: secret, terms: terms), kind: .token,
                     lookup: tokenLookup(id, transaction.keys), policy: policy, device: device, replacing: nil,
                     in: &transaction)
             } catch VaultError.alreadyExists {
                 throw VaultError.alreadyExists("a token with this id")
             }
+            let copy = SealedRecordCopy(row, domain: Domain(policy), generation: generation)
             guard defaultIfNone, transaction.keys.scope == nil, try defaultTokenID(in: transaction) == nil else {
-                return false
+                return (false, copy)
             }
             try setDefaultTokenID(id, in: &transaction)
-            return true
+            return (true, copy)
         }
     }
 
@@ -120,24 +127,31 @@ extension Vault {
     /// A token record's metadata (with its version) and token bytes, from one snapshot, asking
     /// `context` for the proofs its access control needs: what a compare-and-swap write starts from.
     ///
-    /// - Returns: `nil` when the id is not stored.
+    /// - Parameter generation: The key generation taken before the call, for a copy of the record
+    ///   to keep (``SealedRecordCopy``); `nil` for none.
+    /// - Returns: `nil` when the id is not stored; the copy is `nil` without a generation and for
+    ///   an access-controlled record.
     /// - Throws: ``VaultError/accessDenied(_:)`` for a token of a group outside a scoped unlock,
     ///   ``VaultError/interactionRequired`` without a needed proof.
     package func tokenRecord(
-        id: String, authenticationContext: (any AuthenticationContext)?, prompt: String?
-    ) throws -> (metadata: TokenRecordMetadata, secret: [UInt8])? {
-        var found: TokenRecordMetadata?
+        id: String, authenticationContext: (any AuthenticationContext)?, prompt: String?,
+        copyFor generation: VaultKeyGeneration? = nil
+    ) throws -> (metadata: TokenRecordMetadata, secret: [UInt8], copy: SealedRecordCopy?)? {
+        var found: (metadata: TokenRecordMetadata, copy: SealedRecordCopy?)?
         let secret = try readItemValue(
             authenticationContext: authenticationContext, prompt: prompt,
             prefetching: { keys in [tokenLookup(id, keys), GroupDirectory.lookup(keys)] }
         ) { records, keys in
             guard let row = try records.row(lookup: tokenLookup(id, keys)) else { return nil }
             let (envelope, domain) = try openToken(row, groups: candidateGroups(in: records, keys: keys), keys: keys)
-            found = TokenRecordMetadata(envelope, domain: domain, row: row)
+            found = (
+                TokenRecordMetadata(envelope, domain: domain, row: row),
+                SealedRecordCopy(row, domain: domain, generation: generation)
+            )
             return (row, envelope)
         }
         guard let secret, let found else { return nil }
-        return (found, secret)
+        return (found.metadata, secret, found.copy)
     }
 
     /// Removes a token record, if it is at `expectedVersion` when one is given, and clears the

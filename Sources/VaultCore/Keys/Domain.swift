@@ -3,7 +3,7 @@
 ///
 /// Records are sealed under their domain's key, and the domain's id is bound into each record's
 /// associated data, so a blob moved to another domain fails to open.
-struct Domain: Hashable {
+struct Domain: Hashable, Sendable {
     let accessibility: Accessibility
     let accessGroup: String?
     let accessControl: AccessControlFlags

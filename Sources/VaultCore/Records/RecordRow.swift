@@ -1,7 +1,7 @@
 import VaultCrypto
 
 /// One record as a ``RecordStore`` keeps it: clear ids and sizes, and the sealed blob.
-package struct RecordRow: Equatable {
+package struct RecordRow: Equatable, Sendable {
     /// The random record id, kept across updates.
     package let id: [UInt8]
     /// What the record holds.
