@@ -170,7 +170,8 @@ struct Goal: Codable, Sendable {
             limit: 1.3
         ) { worst in
             "p50 \(Format.duration(nanoseconds: worst.store.p50Ns)) vs "
-                + "\(Format.duration(nanoseconds: worst.rawInsert.p50Ns)) at \(Format.count(Double(worst.tokens))) tokens"
+                + "\(Format.duration(nanoseconds: worst.rawInsert.p50Ns)) at \(Format.count(Double(worst.tokens))) tokens; "
+                + "the vault's own statements, run raw: \(Format.ratio(worst.storeStatementsRatio))"
         }
         goals += ratioGoal(
             vault, "bytes on disk per token (file + -wal + -shm) at most 1.5x its sealed payload", ratio: \.diskRatio,

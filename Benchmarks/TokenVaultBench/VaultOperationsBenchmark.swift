@@ -4,7 +4,7 @@ import VaultCore
 
 /// Section 4: one on-disk vault (key-file unlock, so no key derivation: Argon2id is section 3's)
 /// grown to each size in turn, measured at each: durable stores beside raw SQLite inserts of the
-/// same sealed size, get by id, the indexed `find(tags:)` and `find(claim:equals:)`, the closure
+/// same sealed size and beside the store's own statements run raw, get by id, the indexed `find(tags:)` and `find(claim:equals:)`, the closure
 /// `find(where:)`, `allIDs`, reopen + unlock + first indexed find, revoking an unlock (a key
 /// rotation re-sealing every record), bytes on disk per token and peak RSS.
 ///
@@ -12,8 +12,8 @@ import VaultCore
 /// hook `VaultTokenStorage.addAllForBenchmarking` (the records `Credential.store` writes, sealed,
 /// digested and indexed the same way, ``bulkBatch`` to a transaction: one durable transaction per
 /// token would take hours at a million); the last `sampledStores` go through `Credential.store`
-/// itself, one durable transaction each, each timed beside one raw SQLite insert, alternating
-/// which goes first.
+/// itself, one durable transaction each, each timed beside one raw SQLite insert and one raw run
+/// of the store's statements, taking turns at going first.
 struct VaultOperationsBenchmark {
     /// What was measured at one size.
     struct Result: Codable, Sendable {
@@ -25,6 +25,9 @@ struct VaultOperationsBenchmark {
         let rawInsert: LatencySummary
         /// Store p50 over raw-insert p50.
         let storeRatio: Double
+        /// The statements a store runs, run raw with bytes made beforehand (``RawSQLiteVaultStatements``),
+        /// durable.
+        let rawStoreStatements: LatencySummary
         /// The bulk hook while growing from the previous size to this one: one sample per token, the
         /// batch's time over its tokens.
         let bulkStore: LatencySummary
@@ -76,6 +79,10 @@ struct VaultOperationsBenchmark {
         var bytesPerToken: Double { Double(fileBytes + walBytes + shmBytes) / Double(max(tokens, 1)) }
         /// Bytes on disk per token over the mean sealed token record.
         var diskRatio: Double { meanSealedBytes > 0 ? bytesPerToken / meanSealedBytes : 0 }
+        /// The raw store statements' p50 over raw-insert p50: the least ``storeRatio`` could be.
+        var storeStatementsRatio: Double {
+            rawInsert.p50Ns > 0 ? rawStoreStatements.p50Ns / rawInsert.p50Ns : 0
+        }
     }
 
     /// The sizes, smallest first.
@@ -109,6 +116,8 @@ struct VaultOperationsBenchmark {
         var vault = try Vault.create(at: url, unlock: .keyFile(keyFile))
         try Credential.use(vault)
         let raw = try RawSQLiteFloor(path: directory.appendingPathComponent("raw-floor.sqlite").path)
+        let statements = try RawSQLiteVaultStatements(
+            path: directory.appendingPathComponent("raw-statements.sqlite").path)
         var ids: [String] = []
         ids.reserveCapacity(sizes.last ?? 0)
         var results: [Result] = []
@@ -116,26 +125,26 @@ struct VaultOperationsBenchmark {
             let sampled = min(sampledStores, size / 2)
             let bulk = try grow(VaultTokenStorage(vault: vault), ids: &ids, to: size - sampled, progress: progress)
 
-            // The last stores: Credential.store beside a raw insert of the same size.
-            progress("vault \(size): stores beside raw SQLite inserts")
+            // The last stores: Credential.store beside a raw insert of the same size and the
+            // store's statements run raw.
+            progress("vault \(size): stores beside raw SQLite inserts and the store's statements")
             let sealedSize = Int(try vault.tokenRecordSizesForBenchmarking().meanSealedByteCount.rounded())
             try raw.fill(to: ids.count, sealedByteCount: sealedSize)
+            try statements.fill(to: ids.count, sealedByteCount: sealedSize)
             var store = LatencySamples()
             var rawInsert = LatencySamples()
+            var rawStatements = LatencySamples()
             for step in 0..<sampled {
                 let index = ids.count
                 let token = try TokenFixtures.token(index)
                 let tags = TokenFixtures.tags(index)
                 let row = RawSQLiteFloor.row(sealedByteCount: sealedSize)
-                let storeOnce = { store.append(try Stopwatch.time { try Credential.store(token, tags: tags) }) }
-                let insertOnce = { rawInsert.append(try Stopwatch.time { try raw.insertDurably(row) }) }
-                if step % 2 == 0 {
-                    try storeOnce()
-                    try insertOnce()
-                } else {
-                    try insertOnce()
-                    try storeOnce()
-                }
+                let pending = statements.nextStore(sealedByteCount: sealedSize)
+                try inTurn(
+                    step,
+                    { store.append(try Stopwatch.time { try Credential.store(token, tags: tags) }) },
+                    { rawInsert.append(try Stopwatch.time { try raw.insertDurably(row) }) },
+                    { rawStatements.append(try Stopwatch.time { try statements.store(pending) }) })
                 ids.append(token.id)
             }
             let liveWALBytes = ResourceUsage.fileBytes(url.path + "-wal")
@@ -206,6 +215,7 @@ struct VaultOperationsBenchmark {
                 Result(
                     tokens: ids.count, store: storeSummary, rawInsert: rawSummary,
                     storeRatio: rawSummary.p50Ns > 0 ? storeSummary.p50Ns / rawSummary.p50Ns : 0,
+                    rawStoreStatements: rawStatements.summary,
                     bulkStore: bulk, getByID: getByID.summary, findByTag: findByTag, findByClaim: findByClaim,
                     findWhereFirst: findWhereFirst, findWhere: findWhere,
                     findWhereAfterOtherWrite: findWhereAfterOtherWrite, allIDs: allIDs,
@@ -268,6 +278,14 @@ struct VaultOperationsBenchmark {
         return samples.summary
     }
 
+    /// Runs each of `turns` once, starting with the one at `step` (modulo their count), so none
+    /// always runs on the page cache or disk state another left.
+    private func inTurn(_ step: Int, _ turns: (() throws -> Void)...) throws {
+        for offset in turns.indices {
+            try turns[(step + offset) % turns.count]()
+        }
+    }
+
     private func timed(_ repetitions: Int, _ body: () throws -> Void) throws -> LatencySummary {
         var samples = LatencySamples()
         for _ in 0..<repetitions { samples.append(try Stopwatch.time(body)) }
@@ -289,6 +307,10 @@ struct VaultOperationsBenchmark {
             ("store: Credential.store, durable", { Format.percentiles($0.store) }),
             ("raw SQLite insert, same sealed size and pragmas", { Format.percentiles($0.rawInsert) }),
             ("store / raw insert (p50)", { Format.ratio($0.storeRatio) }),
+            (
+                "the store's statements, raw, same pragmas (/ raw insert)",
+                { "\(Format.percentiles($0.rawStoreStatements)) (\(Format.ratio($0.storeStatementsRatio)))" }
+            ),
             (
                 "store / raw insert (mean: with the filing of waiting index terms)",
                 { Format.ratio($0.rawInsert.meanNs > 0 ? $0.store.meanNs / $0.rawInsert.meanNs : 0) }

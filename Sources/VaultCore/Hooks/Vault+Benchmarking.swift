@@ -104,6 +104,52 @@ extension Vault {
     }
 }
 
+/// The statements a vault in an SQLite file runs for a durable store of a new token, for the
+/// harness to run raw beside the vault: the vault's own SQL with bytes the harness makes
+/// beforehand, so what SQLite and the disk take of a store can be told apart from the library's
+/// work around it. Package-internal, not public API.
+package enum SQLiteStatementsForBenchmarking {
+    /// The size of one term hash.
+    package static let termHashByteCount = IndexTerm.hashByteCount
+
+    /// Adds the vault-wide digest row, as a vault's first write does, to a database made with
+    /// ``Vault/schemaForBenchmarking``, for ``tokenStore(on:recordID:lookup:domain:sealed:terms:digest:)``
+    /// to rewrite. Run it once, in a write transaction.
+    package static func addDigestRow(on db: SQLiteConnection, sealed: [UInt8]) throws {
+        try db.run(SQLiteRecordStore.digestRowInsert, [.blob(sealed)])
+    }
+
+    /// Runs in the caller's write transaction what a store of a new token runs while no other
+    /// connection committed since this one's last write, a lone writer's usual case: the read of
+    /// the change stamp, the row with its term hashes in its `terms` column, and the rewrite of the
+    /// vault-wide sealed digest.
+    ///
+    /// - Parameters:
+    ///   - db: The connection, in a write transaction.
+    ///   - recordID: 16 bytes, above every stored id.
+    ///   - lookup: The row's look-up tag, 32 bytes.
+    ///   - domain: The domain id, 16 bytes.
+    ///   - sealed: The sealed record.
+    ///   - terms: The term hashes, ``termHashByteCount`` bytes each, at least one.
+    ///   - digest: The sealed digest.
+    package static func tokenStore(
+        on db: SQLiteConnection, recordID: [UInt8], lookup: [UInt8], domain: [UInt8], sealed: [UInt8],
+        terms: [[UInt8]], digest: [UInt8]
+    ) throws {
+        guard let column = UnfiledTerms.column(terms) else {
+            preconditionFailure("a row without terms goes in without its terms column")
+        }
+        _ = try db.changeStamp()
+        try db.run(
+            SQLiteRecordStore.insertRowWithTerms,
+            [
+                .blob(recordID), .integer(Int64(RecordKind.token.rawValue)), .blob(lookup), .blob(domain),
+                .integer(Domain(VaultPolicy()).policyCode), .integer(1), .blob(sealed), .null, .blob(column),
+            ])
+        try db.run(SQLiteRecordStore.digestRowUpdate, [.blob(digest)])
+    }
+}
+
 /// The statements a vault in PostgreSQL sends for a durable store of a new token and for a get by
 /// id, for the harness to send raw beside the vault: the vault's own SQL with bytes the harness
 /// makes beforehand, so what the statements cost on the server can be told apart from the

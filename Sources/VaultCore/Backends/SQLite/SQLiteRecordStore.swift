@@ -57,9 +57,9 @@ package struct SQLiteRecordStore: RecordStore {
     // than looking them up among the connection's prepared statements.
     private static let rowByLookup = "SELECT \(columns) FROM records WHERE lookup = ?"
     private static let insertRow = "INSERT INTO records (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-    private static let insertRowWithTerms = "INSERT INTO records (\(columns), terms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    static let insertRowWithTerms = "INSERT INTO records (\(columns), terms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
     private static let digestRowQuery = "SELECT sealed FROM records WHERE record_id = \(digestRowIDLiteral)"
-    private static let digestRowUpdate = "UPDATE records SET sealed = ? WHERE record_id = \(digestRowIDLiteral)"
+    static let digestRowUpdate = "UPDATE records SET sealed = ? WHERE record_id = \(digestRowIDLiteral)"
 
     // MARK: Records
 
