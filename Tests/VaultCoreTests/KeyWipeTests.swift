@@ -29,11 +29,11 @@ import TokenVault
         let keys = try wipeCheck("lock")
         for label in [
             "master", "lookup", "integrity", "metadata", "class root whenUnlocked", "domain key whenUnlocked",
-            "device secret", "token cache",
+            "index key", "device secret", "token cache",
         ] {
             #expect(keys[label] != nil, "no \(label) key reported")
         }
-        #expect(keys.count >= 8)
+        #expect(keys.count >= 9)
         for (label, state) in keys {
             #expect(state.before, "\(label) was all zeros while unlocked")
             #expect(!state.after, "\(label) still holds non-zero bytes after lock()")

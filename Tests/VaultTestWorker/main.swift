@@ -84,7 +84,8 @@ func wipeCheck(vault url: URL, keyFile: URL, mode: String) throws {
         try vault.set("value", for: key)
         _ = try vault.get(key)
     }
-    // A token loaded through the facade: its copy is sealed under the vault's token cache key.
+    // A token loaded through the facade: the credential keeps it as the record sealed under the
+    // whenUnlocked domain key, and the session makes its token cache key for the copies it seals.
     try Credential.use(vault)
     let response = try JSONSerialization.data(withJSONObject: [
         "access_token": "wipe-check-access-token", "token_type": "Bearer", "expires_in": 3600,

@@ -45,6 +45,8 @@ final class KeyRing: Sendable {
     private let groupIntegrityKeys: [String: SymmetricKey]
     private let groupMetadataKeys: [String: SymmetricKey]
     private let domainKeys = Locked<[DomainKeyID: SymmetricKey]>([:])
+    /// The index keys derived so far, by access group: every store of a token needs its group's.
+    private let indexKeys = Locked<[String?: SymmetricKey]>([:])
     /// Look-up tags and domain ids computed so far: every write needs a few of the same ones (the
     /// default token's, its domain's). They are stored in the clear in the file anyway; at most
     /// ``derivedTagCapacity`` of each are kept.
@@ -183,7 +185,10 @@ final class KeyRing: Sendable {
     ///
     /// - Throws: ``VaultError/accessDenied(_:)`` for a scope this unlock does not hold.
     func indexKey(forGroup group: String?) throws -> SymmetricKey {
-        BLAKE2b.deriveKey(from: Array("TVindex1".utf8), key: try metadataKey(forGroup: group))
+        if let known = indexKeys.withLock({ $0[group] }) { return known }
+        let key = BLAKE2b.deriveKey(from: Array("TVindex1".utf8), key: try metadataKey(forGroup: group))
+        indexKeys.withLock { $0[group] = key }
+        return key
     }
 
     /// The key that seals enrolled-factor records.
@@ -236,6 +241,7 @@ final class KeyRing: Sendable {
         keys += groupIntegrityKeys.values.map { ("group integrity", $0) }
         keys += groupMetadataKeys.values.map { ("group metadata", $0) }
         keys += domainKeys.withLock { $0 }.map { ("domain key \($0.key.domain.accessibility.rawValue)", $0.value) }
+        keys += indexKeys.withLock { $0 }.values.map { ("index key", $0) }
         return keys
     }
 
