@@ -8,7 +8,8 @@ package enum ItemRecordFuzzTarget: FuzzTarget {
     private static let key = SymmetricKey(copying: [UInt8](repeating: 0x4B, count: 32))
 
     /// Decodes `input` as each kind of record plaintext and checks that what decodes re-encodes
-    /// to the same bytes; then parses and opens it as a sealed box.
+    /// to the same bytes, and that a read skipping the index terms decodes the same fields; then
+    /// parses and opens it as a sealed box.
     ///
     /// - Parameter input: The bytes.
     package static func run(_ input: [UInt8]) {
@@ -20,6 +21,7 @@ package enum ItemRecordFuzzTarget: FuzzTarget {
             let again = try? Vault.Fuzzing.reencodeItemEnvelope(encoded)
             require(again?.encoded == encoded, "a re-encoded item envelope does not decode to itself")
         }
+        require(Vault.Fuzzing.skippingTermsAgrees(input), "a read skipping the index terms decodes other fields")
         if let encoded = try? Vault.Fuzzing.reencodeFactorRecord(input) {
             require(encoded == input, "a factor record re-encodes to other bytes")
         }

@@ -83,13 +83,15 @@ extension Vault {
     }
 
     /// Opens an item row with the key of its domain, found among `groups` by the domain id the row
-    /// carries. The stored policy, not the caller's, governs reading.
+    /// carries. The stored policy, not the caller's, governs reading. A read that needs no index
+    /// terms passes `readingTerms: false` (``ItemEnvelope/init(decoding:readingTerms:)``).
     ///
     /// - Throws: ``VaultError/unavailableOnThisDevice`` for a device-bound item without this
     ///   device's secret, ``VaultError/locked`` for a class whose keys are not held,
     ///   ``VaultError/accessDenied(_:)`` outside a scoped unlock, ``VaultError/integrity(_:)``.
-    func openItem(_ row: RecordRow, groups: [String?], keys: KeyRing) throws -> (envelope: ItemEnvelope, domain: Domain)
-    {
+    func openItem(
+        _ row: RecordRow, groups: [String?], keys: KeyRing, readingTerms: Bool = true
+    ) throws -> (envelope: ItemEnvelope, domain: Domain) {
         let accessibility = try Domain(policyCode: row.policyCode, accessGroup: nil).accessibility
         var device: DeviceSecret?
         if accessibility.isDeviceBound {
@@ -100,7 +102,8 @@ extension Vault {
         guard !reachable.isEmpty else { throw Self.outOfScope }
         if let domain = try row.domain(among: reachable, keys: keys, device: device) {
             let envelope = try ItemEnvelope(
-                decoding: row.open(key: keys.key(for: domain, device: device), vaultID: vaultID))
+                decoding: row.open(key: keys.key(for: domain, device: device), vaultID: vaultID),
+                readingTerms: readingTerms)
             return (envelope, domain)
         }
         if accessibility.isDeviceBound { throw VaultError.unavailableOnThisDevice }

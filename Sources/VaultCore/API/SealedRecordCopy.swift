@@ -49,7 +49,7 @@ extension Vault {
         }
         guard let key = try? keys.key(for: copy.domain, device: device),
             let plaintext = try? copy.row.open(key: key, vaultID: vaultID),
-            case .value(let value)? = try? ItemEnvelope(decoding: plaintext).content
+            case .value(let value)? = try? ItemEnvelope(decoding: plaintext, readingTerms: false).content
         else { return nil }
         return value
     }

@@ -143,7 +143,8 @@ extension Vault {
             prefetching: { keys in [tokenLookup(id, keys), GroupDirectory.lookup(keys)] }
         ) { records, keys in
             guard let row = try records.row(lookup: tokenLookup(id, keys)) else { return nil }
-            let (envelope, domain) = try openToken(row, groups: candidateGroups(in: records, keys: keys), keys: keys)
+            let (envelope, domain) = try openToken(
+                row, groups: candidateGroups(in: records, keys: keys), keys: keys, readingTerms: false)
             found = (
                 TokenRecordMetadata(envelope, domain: domain, row: row),
                 SealedRecordCopy(row, domain: domain, generation: generation)
@@ -253,13 +254,13 @@ extension Vault {
         }
     }
 
-    func openToken(_ row: RecordRow, groups: [String?], keys: KeyRing) throws -> (
+    func openToken(_ row: RecordRow, groups: [String?], keys: KeyRing, readingTerms: Bool = true) throws -> (
         envelope: ItemEnvelope, domain: Domain
     ) {
         guard row.kind == .token else { throw VaultError.integrity("a look-up tag points at another kind of record") }
         let opened: (envelope: ItemEnvelope, domain: Domain)
         do {
-            opened = try openItem(row, groups: groups, keys: keys)
+            opened = try openItem(row, groups: groups, keys: keys, readingTerms: readingTerms)
         } catch let error as VaultError {
             // Token ids are filed vault-wide, so a scoped unlock meets other groups' tokens. It
             // holds neither their names nor their keys: a row whose domain is none of its groups
@@ -282,7 +283,7 @@ extension Vault {
     }
 
     func metadata(of row: RecordRow, groups: [String?], keys: KeyRing) throws -> TokenRecordMetadata {
-        let (envelope, domain) = try openToken(row, groups: groups, keys: keys)
+        let (envelope, domain) = try openToken(row, groups: groups, keys: keys, readingTerms: false)
         return TokenRecordMetadata(envelope, domain: domain, row: row)
     }
 

@@ -33,6 +33,13 @@ struct ByteReader {
         try read(count: Int(read(UInt32.self)))
     }
 
+    /// Moves past what ``readLengthPrefixed()`` would read, without copying it.
+    mutating func skipLengthPrefixed() throws {
+        let count = Int(try read(UInt32.self))
+        guard bytes.count - offset >= count else { throw Self.malformed }
+        offset += count
+    }
+
     func expectEnd() throws {
         guard isAtEnd else { throw Self.malformed }
     }

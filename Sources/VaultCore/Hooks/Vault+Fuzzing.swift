@@ -17,6 +17,22 @@ extension Vault {
             return (envelope.name, envelope.bytes)
         }
 
+        /// Whether a read that skips the index terms decodes what a full decode does: the same
+        /// name, metadata and value whenever the full decode succeeds.
+        ///
+        /// - Parameter bytes: The plaintext.
+        /// - Returns: `true` when the full decode fails or both agree.
+        package static func skippingTermsAgrees(_ bytes: [UInt8]) -> Bool {
+            guard let full = try? ItemEnvelope(decoding: bytes) else { return true }
+            guard let skipped = try? ItemEnvelope(decoding: bytes, readingTerms: false), skipped.terms == nil else {
+                return false
+            }
+            return ItemEnvelope(
+                name: skipped.name, metadata: skipped.metadata, terms: full.terms, content: skipped.content
+            )
+            .bytes == full.bytes
+        }
+
         /// Decodes the plaintext of an enrolled-factor record and encodes it again.
         ///
         /// - Parameter bytes: The plaintext.

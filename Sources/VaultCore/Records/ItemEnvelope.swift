@@ -13,7 +13,7 @@ struct ItemEnvelope {
     let name: String
     let metadata: [UInt8]
     /// The index terms, or `nil` for a record that is not indexed (a key-value item, a token record
-    /// written before format version 3).
+    /// written before format version 3) and for one decoded without them.
     let terms: [IndexTerm]?
     let content: Content
 
@@ -24,7 +24,14 @@ struct ItemEnvelope {
         self.content = content
     }
 
-    init(decoding bytes: [UInt8]) throws {
+    /// Decodes an envelope.
+    ///
+    /// - Parameters:
+    ///   - bytes: The record's plaintext.
+    ///   - readingTerms: Whether to read the index terms; a read that needs only the name,
+    ///     metadata and value passes `false`, and the terms are checked for their layout only and
+    ///     left `nil`.
+    init(decoding bytes: [UInt8], readingTerms: Bool = true) throws {
         var reader = ByteReader(bytes)
         let version = try reader.read(UInt8.self)
         guard version == 1 || version == 2 else {
@@ -36,7 +43,15 @@ struct ItemEnvelope {
             let count = Int(try reader.read(UInt32.self))
             // Each term takes at least its two 4-byte lengths: a count beyond that is malformed.
             guard count <= reader.remainingCount / 8 else { throw VaultError.integrity("an item record is malformed") }
-            terms = try (0..<count).map { _ in try IndexTerm(reading: &reader) }
+            if readingTerms {
+                terms = try (0..<count).map { _ in try IndexTerm(reading: &reader) }
+            } else {
+                for _ in 0..<count {
+                    try reader.skipLengthPrefixed()
+                    try reader.skipLengthPrefixed()
+                }
+                terms = nil
+            }
         } else {
             terms = nil
         }
