@@ -122,14 +122,6 @@ struct FleetOperationsBenchmark {
             sealedBytes: sealedBytes)
     }
 
-    /// Runs each of `turns` once, starting with the one at `step` (modulo their count), so none
-    /// always runs on the cache or connection state another left.
-    private func inTurn(_ step: Int, _ turns: (() throws -> Void)...) throws {
-        for offset in turns.indices {
-            try turns[(step + offset) % turns.count]()
-        }
-    }
-
     /// The table: p50 and p99 of each, and library over raw.
     static func table(_ result: Result) -> TextTable {
         var table = TextTable(["vault in PostgreSQL", "n", "p50", "p99", "library / raw (p50)"])

@@ -278,14 +278,6 @@ struct VaultOperationsBenchmark {
         return samples.summary
     }
 
-    /// Runs each of `turns` once, starting with the one at `step` (modulo their count), so none
-    /// always runs on the page cache or disk state another left.
-    private func inTurn(_ step: Int, _ turns: (() throws -> Void)...) throws {
-        for offset in turns.indices {
-            try turns[(step + offset) % turns.count]()
-        }
-    }
-
     private func timed(_ repetitions: Int, _ body: () throws -> Void) throws -> LatencySummary {
         var samples = LatencySamples()
         for _ in 0..<repetitions { samples.append(try Stopwatch.time(body)) }
