@@ -11,7 +11,8 @@ package struct SealedRecordCopy: Sendable {
     /// The generation whose keys may open it.
     package let generation: VaultKeyGeneration
     let row: RecordRow
-    let domain: Domain
+    /// The access group of the record's domain: where its key is found.
+    let accessGroup: String?
 
     /// A copy of `row`, sealed under `domain`'s key, for `generation`; `nil` for a record whose
     /// value is behind access control.
@@ -19,7 +20,7 @@ package struct SealedRecordCopy: Sendable {
         guard let generation, domain.accessControl.isEmpty else { return nil }
         self.generation = generation
         self.row = row
-        self.domain = domain
+        accessGroup = domain.accessGroup
     }
 }
 
@@ -39,17 +40,10 @@ extension Vault {
             session.lastActivity = now
             return keys
         }
-        guard let keys else { return nil }
-        let device: DeviceSecret?
-        if copy.domain.accessibility.isDeviceBound {
-            guard let present = try? deviceSecret(creating: false) else { return nil }
-            device = present
-        } else {
-            device = nil
-        }
-        guard let key = try? keys.key(for: copy.domain, device: device),
-            let plaintext = try? copy.row.open(key: key, vaultID: vaultID),
-            case .value(let value)? = try? ItemEnvelope(decoding: plaintext, readingTerms: false).content
+        guard let keys,
+            case .value(let value)? = try? openItem(
+                copy.row, groups: [copy.accessGroup], keys: keys, readingTerms: false
+            ).envelope.content
         else { return nil }
         return value
     }
