@@ -4,9 +4,10 @@ import VaultCore
 
 /// Section 4: one on-disk vault (key-file unlock, so no key derivation: Argon2id is section 3's)
 /// grown to each size in turn, measured at each: durable stores beside raw SQLite inserts of the
-/// same sealed size and beside the store's own statements run raw, get by id, the indexed `find(tags:)` and `find(claim:equals:)`, the closure
-/// `find(where:)`, `allIDs`, reopen + unlock + first indexed find, revoking an unlock (a key
-/// rotation re-sealing every record), bytes on disk per token and peak RSS.
+/// same sealed size and beside the store's own statements run raw, get by id, the indexed
+/// `find(tags:)` and `find(claim:equals:)`, the closure `find(where:)`, `allIDs`, reopen + unlock +
+/// first indexed find, revoking an unlock (a key rotation re-sealing every record), bytes on disk
+/// per token and peak RSS.
 ///
 /// Growing: all but the last `sampledStores` tokens of each size are written through the bulk
 /// hook `VaultTokenStorage.addAllForBenchmarking` (the records `Credential.store` writes, sealed,
