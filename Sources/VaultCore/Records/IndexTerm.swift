@@ -53,4 +53,11 @@ package struct IndexTerm: Hashable, Sendable {
         self.field = field
         self.value = value
     }
+
+    /// Moves `reader` past a term written by ``write(to:)``, checking only that its two strings'
+    /// lengths fit: for a read that needs no terms.
+    static func skip(in reader: inout ByteReader) throws {
+        try reader.skipLengthPrefixed()
+        try reader.skipLengthPrefixed()
+    }
 }

@@ -46,10 +46,7 @@ struct ItemEnvelope {
             if readingTerms {
                 terms = try (0..<count).map { _ in try IndexTerm(reading: &reader) }
             } else {
-                for _ in 0..<count {
-                    try reader.skipLengthPrefixed()
-                    try reader.skipLengthPrefixed()
-                }
+                for _ in 0..<count { try IndexTerm.skip(in: &reader) }
                 terms = nil
             }
         } else {
