@@ -140,12 +140,10 @@ package enum SQLiteStatementsForBenchmarking {
             preconditionFailure("a row without terms goes in without its terms column")
         }
         _ = try db.changeStamp()
-        try db.run(
-            SQLiteRecordStore.insertRowWithTerms,
-            [
-                .blob(recordID), .integer(Int64(RecordKind.token.rawValue)), .blob(lookup), .blob(domain),
-                .integer(Domain(VaultPolicy()).policyCode), .integer(1), .blob(sealed), .null, .blob(column),
-            ])
+        let row = RecordRow(
+            id: recordID, kind: .token, lookup: lookup, domainID: domain, policyCode: Domain(VaultPolicy()).policyCode,
+            version: 1, sealed: sealed, scope: nil)
+        try db.run(SQLiteRecordStore.insertRowWithTerms, SQLiteRecordStore.values(of: row) + [.blob(column)])
         try db.run(SQLiteRecordStore.digestRowUpdate, [.blob(digest)])
     }
 }

@@ -385,7 +385,7 @@ package struct SQLiteRecordStore: RecordStore {
     }
 
     /// The values of ``columns``, in order, as parameters 1 to 8.
-    private static func values(of row: RecordRow) -> [SQLiteValue] {
+    static func values(of row: RecordRow) -> [SQLiteValue] {
         [
             .blob(row.id), .integer(Int64(row.kind.rawValue)), row.lookup.map { .blob($0) } ?? .null,
             .blob(row.domainID), .integer(row.policyCode), .integer(Int64(bitPattern: row.version)),
