@@ -176,14 +176,13 @@ package enum PostgresStatementsForBenchmarking {
         guard let column = UnfiledTerms.column(terms) else {
             preconditionFailure("a row without terms goes in without its terms column")
         }
+        let row = RecordRow(
+            id: recordID, kind: .token, lookup: lookup, domainID: domain, policyCode: Domain(VaultPolicy()).policyCode,
+            version: 1, sealed: sealed, scope: nil)
         return [
             PostgresStatement(PostgresSchema.lockStatement),
             PostgresStatement(
-                PostgresRecordStore.insertWithTerms,
-                [
-                    .bytea(recordID), .int8(Int64(RecordKind.token.rawValue)), .bytea(lookup), .bytea(domain),
-                    .int8(Domain(VaultPolicy()).policyCode), .int8(1), .bytea(sealed), .null, .bytea(column),
-                ]),
+                PostgresRecordStore.insertWithTerms, PostgresRecordStore.values(of: row) + [.bytea(column)]),
             PostgresStatement(PostgresRecordStore.setVaultDigest, [.bytea(digest)]),
             PostgresStatement(PostgresVaultBackend.bumpChangesIfUnchanged, [.int8(changes)], returnsRows: true),
         ]

@@ -317,7 +317,8 @@ struct PostgresRecordStore: RecordStore {
             sealed: try row.bytea(6), scope: row.isNull(7) ? nil : try row.bytea(7))
     }
 
-    private static func values(of row: RecordRow) -> [PostgresValue] {
+    /// The values of ``columns``, in order, as parameters 1 to 8.
+    static func values(of row: RecordRow) -> [PostgresValue] {
         [
             .bytea(row.id), .int8(Int64(row.kind.rawValue)), row.lookup.map { .bytea($0) } ?? .null,
             .bytea(row.domainID), .int8(row.policyCode), .int8(Int64(bitPattern: row.version)),
