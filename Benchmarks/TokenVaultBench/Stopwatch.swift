@@ -23,6 +23,26 @@ enum Stopwatch {
         return now() &- start
     }
 
+    /// Nanoseconds of CPU the calling thread has used (`CLOCK_THREAD_CPUTIME_ID`): its own code
+    /// and the kernel's work in its system calls, not the time it waited for the disk.
+    @inline(__always)
+    static func threadCPUNow() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+    }
+
+    /// How long `body` takes on the monotonic clock, and how much CPU the calling thread used in
+    /// it, both in nanoseconds.
+    @inline(__always)
+    static func timeWithCPU(_ body: () throws -> Void) rethrows -> (wall: UInt64, cpu: UInt64) {
+        let startCPU = threadCPUNow()
+        let start = now()
+        try body()
+        let wall = now() &- start
+        return (wall, threadCPUNow() &- startCPU)
+    }
+
     /// Seconds elapsed since `start` (a value of ``now()``).
     static func seconds(since start: UInt64) -> Double {
         Double(now() &- start) / 1e9

@@ -29,6 +29,13 @@ struct VaultOperationsBenchmark {
         /// The statements a store runs, run raw with bytes made beforehand (``RawSQLiteVaultStatements``),
         /// durable.
         let rawStoreStatements: LatencySummary
+        /// The CPU the benchmark's thread used in each timed store (``Stopwatch/threadCPUNow()``):
+        /// the library's work and SQLite's, and the kernel's in their system calls.
+        let storeCPU: LatencySummary
+        /// The same for each raw insert.
+        let rawInsertCPU: LatencySummary
+        /// The same for each raw run of the store's statements.
+        let rawStoreStatementsCPU: LatencySummary
         /// The bulk hook while growing from the previous size to this one: one sample per token, the
         /// batch's time over its tokens.
         let bulkStore: LatencySummary
@@ -84,6 +91,9 @@ struct VaultOperationsBenchmark {
         var storeStatementsRatio: Double {
             rawInsert.p50Ns > 0 ? rawStoreStatements.p50Ns / rawInsert.p50Ns : 0
         }
+        /// A store's CPU beyond that of its statements run raw (p50s): the library's work, and what
+        /// SQLite takes longer for running after it.
+        var storeCPUBeyondStatementsNs: Double { storeCPU.p50Ns - rawStoreStatementsCPU.p50Ns }
     }
 
     /// The sizes, smallest first.
@@ -132,9 +142,9 @@ struct VaultOperationsBenchmark {
             let sealedSize = Int(try vault.tokenRecordSizesForBenchmarking().meanSealedByteCount.rounded())
             try raw.fill(to: ids.count, sealedByteCount: sealedSize)
             try statements.fill(to: ids.count, sealedByteCount: sealedSize)
-            var store = LatencySamples()
-            var rawInsert = LatencySamples()
-            var rawStatements = LatencySamples()
+            var (store, storeCPU) = (LatencySamples(), LatencySamples())
+            var (rawInsert, rawInsertCPU) = (LatencySamples(), LatencySamples())
+            var (rawStatements, rawStatementsCPU) = (LatencySamples(), LatencySamples())
             for step in 0..<sampled {
                 let index = ids.count
                 let token = try TokenFixtures.token(index)
@@ -143,9 +153,11 @@ struct VaultOperationsBenchmark {
                 let pending = statements.nextStore(sealedByteCount: sealedSize)
                 try inTurn(
                     step,
-                    { store.append(try Stopwatch.time { try Credential.store(token, tags: tags) }) },
-                    { rawInsert.append(try Stopwatch.time { try raw.insertDurably(row) }) },
-                    { rawStatements.append(try Stopwatch.time { try statements.store(pending) }) })
+                    { try Self.time({ try Credential.store(token, tags: tags) }, into: &store, cpu: &storeCPU) },
+                    { try Self.time({ try raw.insertDurably(row) }, into: &rawInsert, cpu: &rawInsertCPU) },
+                    {
+                        try Self.time({ try statements.store(pending) }, into: &rawStatements, cpu: &rawStatementsCPU)
+                    })
                 ids.append(token.id)
             }
             let liveWALBytes = ResourceUsage.fileBytes(url.path + "-wal")
@@ -216,7 +228,8 @@ struct VaultOperationsBenchmark {
                 Result(
                     tokens: ids.count, store: storeSummary, rawInsert: rawSummary,
                     storeRatio: rawSummary.p50Ns > 0 ? storeSummary.p50Ns / rawSummary.p50Ns : 0,
-                    rawStoreStatements: rawStatements.summary,
+                    rawStoreStatements: rawStatements.summary, storeCPU: storeCPU.summary,
+                    rawInsertCPU: rawInsertCPU.summary, rawStoreStatementsCPU: rawStatementsCPU.summary,
                     bulkStore: bulk, getByID: getByID.summary, findByTag: findByTag, findByClaim: findByClaim,
                     findWhereFirst: findWhereFirst, findWhere: findWhere,
                     findWhereAfterOtherWrite: findWhereAfterOtherWrite, allIDs: allIDs,
@@ -279,6 +292,15 @@ struct VaultOperationsBenchmark {
         return samples.summary
     }
 
+    /// Adds how long `body` takes to `wall` and the CPU the thread used in it to `cpu`.
+    private static func time(
+        _ body: () throws -> Void, into wall: inout LatencySamples, cpu: inout LatencySamples
+    ) throws {
+        let sample = try Stopwatch.timeWithCPU(body)
+        wall.append(sample.wall)
+        cpu.append(sample.cpu)
+    }
+
     private func timed(_ repetitions: Int, _ body: () throws -> Void) throws -> LatencySummary {
         var samples = LatencySamples()
         for _ in 0..<repetitions { samples.append(try Stopwatch.time(body)) }
@@ -303,6 +325,13 @@ struct VaultOperationsBenchmark {
             (
                 "the store's statements, raw, same pragmas (/ raw insert)",
                 { "\(Format.percentiles($0.rawStoreStatements)) (\(Format.ratio($0.storeStatementsRatio)))" }
+            ),
+            (
+                "thread CPU (p50): store / raw insert / the store's statements, raw",
+                {
+                    [$0.storeCPU, $0.rawInsertCPU, $0.rawStoreStatementsCPU]
+                        .map { Format.duration(nanoseconds: $0.p50Ns) }.joined(separator: " / ")
+                }
             ),
             (
                 "store / raw insert (mean: with the filing of waiting index terms)",
