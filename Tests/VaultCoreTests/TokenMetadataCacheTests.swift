@@ -54,6 +54,21 @@ import VaultCore
         #expect(try Self.listing(vault) == ["one": "changed", "three": "tags"])
     }
 
+    @Test func idsAreListedInTheListingsOrderAndFollowAnotherInstancesWrites() throws {
+        let (vault, url, keyFile) = try TestVaults.keyFileVault(in: directory)
+        let other = try Vault.open(at: url, unlock: .keyFile(keyFile))
+        for id in ["c", "a", "b"] { try Self.insert(id, into: vault) }
+        #expect(try other.tokenRecordIDs() == ["c", "a", "b"])
+        #expect(try other.tokenRecordIDs() == other.allTokenRecordMetadata().map(\.id))
+
+        try vault.removeTokenRecord(id: "a")
+        try Self.insert("d", into: vault)
+        #expect(try other.tokenRecordIDs() == ["c", "b", "d"])
+
+        other.lock()
+        #expect(throws: VaultError.locked) { try other.tokenRecordIDs() }
+    }
+
     @Test func aRotationElsewhereIsFollowedAndTheListingReadAgain() throws {
         let (owner, url) = try TestVaults.onDisk(in: directory)
         let keyFile = directory.file("service.key")

@@ -47,8 +47,10 @@ public final class VaultTokenStorage: TokenStorage {
         try translating(id: id) { try vault.setDefaultTokenRecordIDIfNone(id) }
     }
 
+    /// Served from the vault's cache of this unlock, as ``allMetadata()`` is, without decoding
+    /// any token's metadata.
     public func allIDs() throws -> [String] {
-        try allMetadata().map(\.id)
+        try translating { try vault.tokenRecordIDs() }
     }
 
     public func add(token: Token, metadata: Token.Metadata, security: [Credential.Security]) throws -> Bool {

@@ -16,6 +16,16 @@ extension Vault {
         return try cache.decoded(by: decoder)
     }
 
+    /// The ids of every token record this unlock can see, in the order ``allTokenRecordMetadata()``
+    /// lists them: from the unlock session's cache, which opens only the records written since the
+    /// last listing, and keeps their ids until the next change.
+    ///
+    /// - Throws: What ``allTokenRecordMetadata()`` throws.
+    package func tokenRecordIDs() throws -> [String] {
+        let (cache, metadata) = try listedTokenRecords()
+        return cache?.listedIDs ?? metadata.map(\.id)
+    }
+
     /// The metadata of every token record this unlock can see, from one read snapshot, and the
     /// cache that now holds it (`nil` when the session changed keys during the read, and nothing
     /// was cached).

@@ -66,6 +66,8 @@ final class TokenMetadataCache: Sendable {
         var listed: [TokenRecordMetadata] = []
         /// The last decoded listing, while ``entries`` has not changed.
         var decodedListing: (any Sendable)?
+        /// The ids of ``listed``, in order, once asked for, while ``entries`` has not changed.
+        var listedIDs: [String]?
     }
 
     private let state = Locked(State())
@@ -106,6 +108,7 @@ final class TokenMetadataCache: Sendable {
                 state.listed = entries.compactMap(\.metadata)
                 state.entries = entries
                 state.decodedListing = nil
+                state.listedIDs = nil
             }
             return state.listed
         }
@@ -183,8 +186,14 @@ final class TokenMetadataCache: Sendable {
         return values
     }
 
-    /// The ids of the records the cache lists now: for tests.
+    /// The ids of the records the cache lists now, in listing order: made once, then kept until
+    /// the listing changes, so listing ids copies none of the records' metadata.
     var listedIDs: [String] {
-        state.withLock { $0.listed.map(\.id) }
+        state.withLock { state in
+            if let ids = state.listedIDs { return ids }
+            let ids = state.listed.map(\.id)
+            state.listedIDs = ids
+            return ids
+        }
     }
 }
