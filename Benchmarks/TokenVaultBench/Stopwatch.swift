@@ -5,15 +5,12 @@
 #endif
 
 /// The monotonic clock every sample is timed with: `clock_gettime(CLOCK_MONOTONIC)` in
-/// nanoseconds, read directly so a sample costs one vDSO call and nothing else.
+/// nanoseconds, read directly so a sample costs one vDSO call and nothing else; and the thread's
+/// CPU clock, read beside it where a section tells CPU from waiting.
 enum Stopwatch {
     /// Nanoseconds on the monotonic clock.
     @inline(__always)
-    static func now() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
-    }
+    static func now() -> UInt64 { nanoseconds(on: CLOCK_MONOTONIC) }
 
     /// How long `body` takes, in nanoseconds.
     @inline(__always)
@@ -26,9 +23,13 @@ enum Stopwatch {
     /// Nanoseconds of CPU the calling thread has used (`CLOCK_THREAD_CPUTIME_ID`): its own code
     /// and the kernel's work in its system calls, not the time it waited for the disk.
     @inline(__always)
-    static func threadCPUNow() -> UInt64 {
+    static func threadCPUNow() -> UInt64 { nanoseconds(on: CLOCK_THREAD_CPUTIME_ID) }
+
+    /// `clock`'s reading in nanoseconds.
+    @inline(__always)
+    private static func nanoseconds(on clock: clockid_t) -> UInt64 {
         var time = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        clock_gettime(clock, &time)
         return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
     }
 
