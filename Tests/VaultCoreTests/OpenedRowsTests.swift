@@ -4,8 +4,9 @@ import Testing
 import TokenVault
 import VaultCore
 
-/// A write skips opening the default token's row again while its sealed bytes and clear columns are
-/// the ones it opened last; a row changed outside the vault is opened, and refused, as ever.
+/// A write skips opening the default token's row and the digest again while their sealed bytes and
+/// clear columns are the ones the session opened or sealed last; a row changed outside the vault
+/// is opened, and refused, as ever.
 @Suite struct OpenedRowsTests {
     let directory = TemporaryDirectory()
 
@@ -29,6 +30,22 @@ import VaultCore
             "UPDATE records SET version = ? WHERE record_id = ?", .integer(defaultRow.version + 1),
             .blob(defaultRow.id))
         #expect(throws: VaultError.self) { _ = try insert("third", into: vault) }
+    }
+
+    /// The digest a store sealed, put back by its predecessor outside the vault (a rollback of the
+    /// digest alone): the next store must open what the file holds, not take the digest it sealed,
+    /// so the rolled-back digest cannot come to match the records again.
+    @Test func aDigestRolledBackAfterTheSessionSealedItIsOpenedNotRemembered() throws {
+        let (vault, url) = try TestVaults.onDisk(in: directory)
+        #expect(try insert("first", into: vault))
+        let raw = try RawVaultFile(url)
+        let earlier = try #require(try raw.sealedDigest())
+        #expect(try !insert("second", into: vault))  // seals the digest this session then knows
+        try raw.setSealedDigest(earlier)
+        #expect(throws: VaultError.self) {
+            _ = try insert("third", into: vault)
+            _ = try vault.verify()
+        }
     }
 
     /// The same row back as it was opened: the stores go on, and the vault verifies.

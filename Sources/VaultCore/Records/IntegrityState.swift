@@ -48,7 +48,7 @@ struct IntegrityState {
             }
         }
         let plaintext =
-            try opened?.plaintext(of: sealed, authenticating: authenticated, key: [0] + (scope ?? []), open: open)
+            try opened?.plaintext(of: sealed, authenticating: authenticated, key: openedRowKey(scope), open: open)
             ?? open()
         var reader = ByteReader(plaintext)
         let generation = try reader.read(UInt64.self)
@@ -57,15 +57,28 @@ struct IntegrityState {
         return IntegrityState(generation: generation, digest: digest)
     }
 
+    /// Seals this state as the digest of `scope` (`nil`: vault-wide) into `store`.
+    ///
+    /// - Parameter opened: The writing session's, told what was sealed, so its next write does not
+    ///   open the digest it wrote.
     func store(
-        into store: any RecordStore, scope: [UInt8]?, key: SymmetricKey, epoch: UInt64, vaultID: [UInt8]
+        into store: any RecordStore, scope: [UInt8]?, key: SymmetricKey, epoch: UInt64, vaultID: [UInt8],
+        opened: OpenedRows? = nil
     ) throws {
         var writer = ByteWriter(reservingCapacity: 40)
         writer.append(generation)
         writer.append(raw: digest.bytes)
-        let box = try XChaCha20Poly1305.seal(
-            writer.bytes, using: key, authenticating: Self.associatedData(vaultID: vaultID, epoch: epoch, scope: scope))
+        let authenticated = Self.associatedData(vaultID: vaultID, epoch: epoch, scope: scope)
+        let box = try XChaCha20Poly1305.seal(writer.bytes, using: key, authenticating: authenticated)
         try store.setSealedDigest(box.combined, scope: scope)
+        opened?.remember(
+            box.combined, authenticating: authenticated, key: Self.openedRowKey(scope), plaintext: writer.bytes)
+    }
+
+    /// What ``OpenedRows`` knows the digest of `scope` by: a zero byte, then the scope id. At 1 or
+    /// 17 bytes, it is never a row's 32-byte look-up tag.
+    private static func openedRowKey(_ scope: [UInt8]?) -> [UInt8] {
+        [0] + (scope ?? [])
     }
 }
 

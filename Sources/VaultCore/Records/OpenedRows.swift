@@ -1,12 +1,12 @@
 import Locking
 
-/// What one unlock session last opened of the rows every write opens again (the sealed integrity
-/// digests, the default token's name), remembered by their sealed bytes.
+/// What one unlock session last opened or sealed of the rows every write opens again (the sealed
+/// integrity digests, the default token's name), remembered by their sealed bytes.
 ///
 /// An open is a function of the key, the associated data and the sealed bytes (authenticated
-/// encryption), so while a row's sealed bytes and associated data are the ones opened, under the
-/// same session's keys, its plaintext is the one read, and a write that finds them unchanged skips
-/// opening them again. Anything else is opened (and checked) as usual. It belongs to the unlock session (``VaultSession``) and goes with it, as
+/// encryption), so while a row's sealed bytes and associated data are the ones opened, or the ones
+/// this session sealed, under the same session's keys, its plaintext is the one remembered, and a
+/// write that finds them unchanged skips opening them again. Anything else is opened (and checked) as usual. It belongs to the unlock session (``VaultSession``) and goes with it, as
 /// the token metadata cache does: a lock, a new unlock or a rotation starts an empty one. It holds a
 /// digest per access group and one name, so it stays small.
 final class OpenedRows: Sendable {
@@ -35,7 +35,20 @@ final class OpenedRows: Sendable {
             return entry.plaintext
         }
         let plaintext = try open()
-        entries.withLock { $0[key] = Entry(sealed: sealed, associatedData: associatedData, plaintext: plaintext) }
+        remember(sealed, authenticating: associatedData, key: key, plaintext: plaintext)
         return plaintext
+    }
+
+    /// Remembers that `sealed`, the row known by `key`, holds `plaintext`: bytes this session has
+    /// just sealed, so its next write, finding them unchanged, need not open them. Should the
+    /// transaction that wrote them roll back, the row keeps other bytes, which are opened as usual.
+    ///
+    /// - Parameters:
+    ///   - sealed: The sealed bytes written.
+    ///   - associatedData: What they were sealed with.
+    ///   - key: What the row is, as in ``plaintext(of:authenticating:key:open:)``.
+    ///   - plaintext: What was sealed.
+    func remember(_ sealed: [UInt8], authenticating associatedData: [UInt8], key: [UInt8], plaintext: [UInt8]) {
+        entries.withLock { $0[key] = Entry(sealed: sealed, associatedData: associatedData, plaintext: plaintext) }
     }
 }

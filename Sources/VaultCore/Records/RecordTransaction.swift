@@ -152,7 +152,7 @@ struct RecordTransaction {
             let group = scope.isEmpty ? nil : groups[scope]
             try next.store(
                 into: store, scope: scope.isEmpty ? nil : scope, key: keys.integrityKey(forGroup: group),
-                epoch: keys.epoch, vaultID: vaultID)
+                epoch: keys.epoch, vaultID: vaultID, opened: opened)
         }
     }
 
