@@ -7,6 +7,8 @@ extension Token.Metadata {
     /// The ID-token claims a vault indexes, besides every tag: the ones apps look users up by.
     /// Other claims are found by reading every token's metadata.
     public static let indexedClaims: Set<String> = ["sub", "email", "preferred_username"]
+    /// ``indexedClaims`` in the order their terms follow the tags' (sorted once: every store makes terms).
+    private static let indexedClaimsInOrder = indexedClaims.sorted()
 
     /// Whether every one of `tags` is among this token's tags, with the same value.
     ///
@@ -42,7 +44,7 @@ extension Token.Metadata {
     /// - Returns: Each tag's term, then each indexed claim value's.
     package static func indexTerms(tags: [String: String], claim: (String) -> JSONValue?) -> [IndexTerm] {
         tags.map { IndexTerm.tag($0.key, equals: $0.value) }
-            + indexedClaims.sorted().flatMap { name in
+            + indexedClaimsInOrder.flatMap { name in
                 comparableValues(of: claim(name)).map { IndexTerm.claim(name, equals: $0) }
             }
     }
