@@ -6,9 +6,10 @@ import Locking
 /// An open is a function of the key, the associated data and the sealed bytes (authenticated
 /// encryption), so while a row's sealed bytes and associated data are the ones opened, or the ones
 /// this session sealed, under the same session's keys, its plaintext is the one remembered, and a
-/// write that finds them unchanged skips opening them again. Anything else is opened (and checked) as usual. It belongs to the unlock session (``VaultSession``) and goes with it, as
-/// the token metadata cache does: a lock, a new unlock or a rotation starts an empty one. It holds a
-/// digest per access group and one name, so it stays small.
+/// write that finds them unchanged skips opening them again. Anything else is opened (and checked)
+/// as usual. It belongs to the unlock session (``VaultSession``) and goes with it, as the token
+/// metadata cache does: a lock, a new unlock or a rotation starts an empty one. It holds a digest
+/// per access group and one name, so it stays small.
 final class OpenedRows: Sendable {
     private struct Entry {
         let sealed: [UInt8]
