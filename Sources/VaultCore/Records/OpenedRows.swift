@@ -40,12 +40,13 @@ final class OpenedRows: Sendable {
         return plaintext
     }
 
-    /// Remembers that `sealed`, the row known by `key`, holds `plaintext`: bytes this session has
-    /// just sealed, so its next write, finding them unchanged, need not open them. Should the
-    /// transaction that wrote them roll back, the row keeps other bytes, which are opened as usual.
+    /// Remembers that `sealed`, the row known by `key`, holds `plaintext`: bytes just opened, or
+    /// bytes this session has just sealed, so its next write, finding them unchanged, need not open
+    /// them. Should the transaction that wrote sealed bytes roll back, the row keeps other bytes,
+    /// which are opened as usual.
     ///
     /// - Parameters:
-    ///   - sealed: The sealed bytes written.
+    ///   - sealed: The sealed bytes opened or written.
     ///   - associatedData: What they were sealed with.
     ///   - key: What the row is, as in ``plaintext(of:authenticating:key:open:)``.
     ///   - plaintext: What was sealed.
