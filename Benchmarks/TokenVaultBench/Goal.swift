@@ -172,7 +172,9 @@ struct Goal: Codable, Sendable {
             "p50 \(Format.duration(nanoseconds: worst.store.p50Ns)) vs "
                 + "\(Format.duration(nanoseconds: worst.rawInsert.p50Ns)) at \(Format.count(Double(worst.tokens))) tokens; "
                 + "the vault's own statements, run raw: \(Format.ratio(worst.storeStatementsRatio)); "
-                + "a store's thread CPU beyond theirs: \(Format.duration(nanoseconds: worst.storeCPUBeyondStatementsNs))"
+                + "a store's thread CPU beyond theirs: \(Format.duration(nanoseconds: worst.storeCPUBeyondStatementsNs)); "
+                + "a bare store (no layers): \(Format.ratio(worst.bareStoreRatio)), "
+                + "\(Format.duration(nanoseconds: worst.bareStoreCPUBeyondStatementsNs)) of CPU beyond the statements"
         }
         goals += ratioGoal(
             vault, "bytes on disk per token (file + -wal + -shm) at most 1.5x its sealed payload", ratio: \.diskRatio,

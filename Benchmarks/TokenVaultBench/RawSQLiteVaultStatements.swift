@@ -15,14 +15,14 @@ import VaultStorage
 /// transaction with the change stamp read, the row with its term hashes, and the rewrite of the
 /// digest row.
 final class RawSQLiteVaultStatements {
-    /// One store's bytes, made before it is timed.
+    /// One store's bytes, made before it is timed, or by ``BareTokenStore`` as it is timed.
     struct Store {
-        fileprivate let recordID: [UInt8]
-        fileprivate let lookup: [UInt8]
-        fileprivate let domain: [UInt8]
-        fileprivate let sealed: [UInt8]
-        fileprivate let terms: [[UInt8]]
-        fileprivate let digest: [UInt8]
+        let recordID: [UInt8]
+        let lookup: [UInt8]
+        let domain: [UInt8]
+        let sealed: [UInt8]
+        let terms: [[UInt8]]
+        let digest: [UInt8]
     }
 
     private let database: SQLiteDatabase
@@ -72,11 +72,16 @@ final class RawSQLiteVaultStatements {
         rowCount += 1
     }
 
-    private func nextStore(sealed: [UInt8]) -> Store {
+    /// An id above every id handed out, as the vault gives a new record.
+    func nextRecordID() -> [UInt8] {
         let recordID = UnfiledTerms.recordID(after: lastID)
         lastID = recordID
-        return Store(
-            recordID: recordID, lookup: SecureRandom.bytes(count: 32), domain: SecureRandom.bytes(count: 16),
+        return recordID
+    }
+
+    private func nextStore(sealed: [UInt8]) -> Store {
+        Store(
+            recordID: nextRecordID(), lookup: SecureRandom.bytes(count: 32), domain: SecureRandom.bytes(count: 16),
             sealed: sealed,
             terms: (0..<Self.termCount).map { _ in
                 SecureRandom.bytes(count: SQLiteStatementsForBenchmarking.termHashByteCount)

@@ -4,7 +4,8 @@ import VaultCore
 
 /// Section 4: one on-disk vault (key-file unlock, so no key derivation: Argon2id is section 3's)
 /// grown to each size in turn, measured at each: durable stores beside raw SQLite inserts of the
-/// same sealed size and beside the store's own statements run raw, get by id, the indexed
+/// same sealed size, beside the store's own statements run raw and beside a bare store of the same
+/// token (``BareTokenStore``), get by id, the indexed
 /// `find(tags:)` and `find(claim:equals:)`, the closure `find(where:)`, `allIDs`, reopen + unlock +
 /// first indexed find, revoking an unlock (a key rotation re-sealing every record), bytes on disk
 /// per token and peak RSS.
@@ -13,8 +14,8 @@ import VaultCore
 /// hook `VaultTokenStorage.addAllForBenchmarking` (the records `Credential.store` writes, sealed,
 /// digested and indexed the same way, ``bulkBatch`` to a transaction: one durable transaction per
 /// token would take hours at a million); the last `sampledStores` go through `Credential.store`
-/// itself, one durable transaction each, each timed beside one raw SQLite insert and one raw run
-/// of the store's statements, taking turns at going first.
+/// itself, one durable transaction each, each timed beside one raw SQLite insert, one raw run of
+/// the store's statements and one bare store, taking turns at going first.
 struct VaultOperationsBenchmark {
     /// What was measured at one size.
     struct Result: Codable, Sendable {
@@ -29,6 +30,9 @@ struct VaultOperationsBenchmark {
         /// The statements a store runs, run raw with bytes made beforehand (``RawSQLiteVaultStatements``),
         /// durable.
         let rawStoreStatements: LatencySummary
+        /// A store of the same tokens doing only the work no store can skip, with none of the
+        /// library's layers (``BareTokenStore``), durable.
+        let bareStore: LatencySummary
         /// The CPU the benchmark's thread used in each timed store (``Stopwatch/threadCPUNow()``):
         /// the library's work and SQLite's, and the kernel's in their system calls.
         let storeCPU: LatencySummary
@@ -36,6 +40,8 @@ struct VaultOperationsBenchmark {
         let rawInsertCPU: LatencySummary
         /// The same for each raw run of the store's statements.
         let rawStoreStatementsCPU: LatencySummary
+        /// The same for each bare store.
+        let bareStoreCPU: LatencySummary
         /// The bulk hook while growing from the previous size to this one: one sample per token, the
         /// batch's time over its tokens.
         let bulkStore: LatencySummary
@@ -94,6 +100,11 @@ struct VaultOperationsBenchmark {
         /// A store's CPU beyond that of its statements run raw (p50s): the library's work, and what
         /// SQLite takes longer for running after it.
         var storeCPUBeyondStatementsNs: Double { storeCPU.p50Ns - rawStoreStatementsCPU.p50Ns }
+        /// The bare store's p50 over raw-insert p50: what a store with no layers would come to.
+        var bareStoreRatio: Double { rawInsert.p50Ns > 0 ? bareStore.p50Ns / rawInsert.p50Ns : 0 }
+        /// The bare store's CPU beyond that of the statements it ends with (p50s): the work no store
+        /// can skip.
+        var bareStoreCPUBeyondStatementsNs: Double { bareStoreCPU.p50Ns - rawStoreStatementsCPU.p50Ns }
     }
 
     /// The sizes, smallest first.
@@ -129,6 +140,7 @@ struct VaultOperationsBenchmark {
         let raw = try RawSQLiteFloor(path: directory.appendingPathComponent("raw-floor.sqlite").path)
         let statements = try RawSQLiteVaultStatements(
             path: directory.appendingPathComponent("raw-statements.sqlite").path)
+        let bare = try BareTokenStore(path: directory.appendingPathComponent("bare-store.sqlite").path)
         var ids: [String] = []
         ids.reserveCapacity(sizes.last ?? 0)
         var results: [Result] = []
@@ -136,15 +148,17 @@ struct VaultOperationsBenchmark {
             let sampled = min(sampledStores, size / 2)
             let bulk = try grow(VaultTokenStorage(vault: vault), ids: &ids, to: size - sampled, progress: progress)
 
-            // The last stores: Credential.store beside a raw insert of the same size and the
-            // store's statements run raw.
-            progress("vault \(size): stores beside raw SQLite inserts and the store's statements")
+            // The last stores: Credential.store beside a raw insert of the same size, the store's
+            // statements run raw, and a bare store of the same token.
+            progress("vault \(size): stores beside raw SQLite inserts, the store's statements and bare stores")
             let sealedSize = Int(try vault.tokenRecordSizesForBenchmarking().meanSealedByteCount.rounded())
             try raw.fill(to: ids.count, sealedByteCount: sealedSize)
             try statements.fill(to: ids.count, sealedByteCount: sealedSize)
+            try bare.fill(to: ids.count, sealedByteCount: sealedSize)
             var (store, storeCPU) = (LatencySamples(), LatencySamples())
             var (rawInsert, rawInsertCPU) = (LatencySamples(), LatencySamples())
             var (rawStatements, rawStatementsCPU) = (LatencySamples(), LatencySamples())
+            var (bareStore, bareStoreCPU) = (LatencySamples(), LatencySamples())
             for step in 0..<sampled {
                 let index = ids.count
                 let token = try TokenFixtures.token(index)
@@ -157,7 +171,8 @@ struct VaultOperationsBenchmark {
                     { try Self.time({ try raw.insertDurably(row) }, into: &rawInsert, cpu: &rawInsertCPU) },
                     {
                         try Self.time({ try statements.store(pending) }, into: &rawStatements, cpu: &rawStatementsCPU)
-                    })
+                    },
+                    { try Self.time({ try bare.store(token, tags: tags) }, into: &bareStore, cpu: &bareStoreCPU) })
                 ids.append(token.id)
             }
             let liveWALBytes = ResourceUsage.fileBytes(url.path + "-wal")
@@ -228,8 +243,9 @@ struct VaultOperationsBenchmark {
                 Result(
                     tokens: ids.count, store: storeSummary, rawInsert: rawSummary,
                     storeRatio: rawSummary.p50Ns > 0 ? storeSummary.p50Ns / rawSummary.p50Ns : 0,
-                    rawStoreStatements: rawStatements.summary, storeCPU: storeCPU.summary,
+                    rawStoreStatements: rawStatements.summary, bareStore: bareStore.summary, storeCPU: storeCPU.summary,
                     rawInsertCPU: rawInsertCPU.summary, rawStoreStatementsCPU: rawStatementsCPU.summary,
+                    bareStoreCPU: bareStoreCPU.summary,
                     bulkStore: bulk, getByID: getByID.summary, findByTag: findByTag, findByClaim: findByClaim,
                     findWhereFirst: findWhereFirst, findWhere: findWhere,
                     findWhereAfterOtherWrite: findWhereAfterOtherWrite, allIDs: allIDs,
@@ -327,9 +343,13 @@ struct VaultOperationsBenchmark {
                 { "\(Format.percentiles($0.rawStoreStatements)) (\(Format.ratio($0.storeStatementsRatio)))" }
             ),
             (
-                "thread CPU (p50): store / raw insert / the store's statements, raw",
+                "bare store: the work no store skips, no layers, then the statements (/ raw insert)",
+                { "\(Format.percentiles($0.bareStore)) (\(Format.ratio($0.bareStoreRatio)))" }
+            ),
+            (
+                "thread CPU (p50): store / raw insert / the store's statements, raw / bare store",
                 {
-                    [$0.storeCPU, $0.rawInsertCPU, $0.rawStoreStatementsCPU]
+                    [$0.storeCPU, $0.rawInsertCPU, $0.rawStoreStatementsCPU, $0.bareStoreCPU]
                         .map { Format.duration(nanoseconds: $0.p50Ns) }.joined(separator: " / ")
                 }
             ),
