@@ -69,6 +69,27 @@ import TokenVault
         _ = try team.vault.verify()
     }
 
+    /// A store remembers that the default is set. The same vault, unlocked again through the scoped
+    /// slot, removes the default token, which leaves the default naming a missing token; unlocked
+    /// with full access once more, its next store must become the default.
+    @Test func aDefaultTokenRemovedThroughAScopedUnlockOfTheSameVaultLetsTheNextStoreBecomeTheDefault() throws {
+        let team = try TwoTeamVault()
+        try team.full.setDefaultTokenID(team.teamA.id)
+        let before = TestTokens.token()
+        #expect(try !team.full.add(token: before, metadata: Token.Metadata(token: before, tags: [:]), security: []))
+
+        team.vault.lock()
+        try team.vault.unlock(.keyFile(team.scopedKeyFile))
+        #expect(try !VaultTokenStorage(vault: team.vault).remove(id: team.teamA.id))
+        team.vault.lock()
+        try team.vault.unlock(.keyFile(team.keyFile))
+
+        let after = TestTokens.token()
+        #expect(try team.full.add(token: after, metadata: Token.Metadata(token: after, tags: [:]), security: []))
+        #expect(try team.full.defaultTokenID() == after.id)
+        _ = try team.vault.verify()
+    }
+
     @Test func listingUnderAScopedUnlockSkipsOtherGroups() throws {
         let team = try TwoTeamVault()
         let scoped = try VaultTokenStorage(vault: team.openScoped())

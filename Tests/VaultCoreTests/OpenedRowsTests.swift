@@ -48,6 +48,32 @@ import VaultCore
         }
     }
 
+    /// Once a store has found the default set, the next stores take that from what this process
+    /// knows instead of reading it again. Removing the default token, or clearing the default,
+    /// through the same vault must end that: the next store becomes the default, as a first one does.
+    @Test func aDefaultRemovedOrClearedThroughThisVaultLetsTheNextStoreBecomeTheDefault() throws {
+        let (vault, _) = try TestVaults.onDisk(in: directory)
+        #expect(try insert("first", into: vault))
+        #expect(try !insert("second", into: vault))  // finds the default set, and remembers it
+        #expect(try !insert("third", into: vault))
+
+        #expect(try vault.removeTokenRecord(id: "first"))
+        #expect(try insert("fourth", into: vault))
+        #expect(try !insert("fifth", into: vault))
+        #expect(try !insert("sixth", into: vault))
+
+        try vault.setDefaultTokenRecordID(nil)
+        #expect(try insert("seventh", into: vault))
+        #expect(try !insert("eighth", into: vault))
+        #expect(try vault.defaultTokenRecordID() == "seventh")
+
+        // A token that is not the default, removed, leaves the default as it is.
+        #expect(try !vault.removeTokenRecord(id: "eighth"))
+        #expect(try !insert("ninth", into: vault))
+        #expect(try vault.defaultTokenRecordID() == "seventh")
+        _ = try vault.verify()
+    }
+
     /// The same row back as it was opened: the stores go on, and the vault verifies.
     @Test func storesAfterTheDefaultWasOpenedKeepTheDefaultAndVerify() throws {
         let (vault, _) = try TestVaults.onDisk(in: directory)

@@ -59,7 +59,7 @@ extension Vault {
                 throw VaultError.alreadyExists("a token with this id")
             }
             let copy = SealedRecordCopy(row, domain: Domain(policy), generation: generation)
-            guard defaultIfNone, transaction.keys.scope == nil, try defaultTokenID(in: transaction) == nil else {
+            guard defaultIfNone, transaction.keys.scope == nil, try !hasDefaultToken(in: transaction) else {
                 return (false, copy)
             }
             try setDefaultTokenID(id, in: &transaction)
@@ -223,7 +223,7 @@ extension Vault {
         }
         guard unset else { return false }
         return try write(rerunnable: true) { transaction in
-            guard transaction.keys.scope == nil, try defaultTokenID(in: transaction) == nil else { return false }
+            guard transaction.keys.scope == nil, try !hasDefaultToken(in: transaction) else { return false }
             guard try transaction.records.containsRow(lookup: tokenLookup(id, transaction.keys)) else {
                 throw VaultError.notFound("a token with this id")
             }
@@ -289,8 +289,13 @@ extension Vault {
 
     static let defaultTokenName = "default token"
 
-    private func defaultTokenID(in transaction: RecordTransaction) throws -> String? {
-        try defaultTokenID(in: transaction.records, keys: transaction.keys)
+    /// Whether a default token is stored. While this process knows it is, nothing is read: every
+    /// store asks, and nearly always there is one.
+    private func hasDefaultToken(in transaction: RecordTransaction) throws -> Bool {
+        if transaction.knowsDefaultNamesStoredToken { return true }
+        guard try defaultTokenID(in: transaction.records, keys: transaction.keys) != nil else { return false }
+        transaction.noteDefaultNamesStoredToken()
+        return true
     }
 
     /// The default token's id if that token is still stored: a scoped unlock may have removed it
@@ -300,8 +305,8 @@ extension Vault {
         return try records.containsRow(lookup: tokenLookup(id, keys)) ? id : nil
     }
 
-    /// The id the default row names, stored or not. Every store reads it, so the session remembers
-    /// what it opened (``OpenedRows``).
+    /// The id the default row names, stored or not. Stores read it until a write finds the default
+    /// stored, so the session remembers what it opened (``OpenedRows``).
     private func namedDefault(in records: any RecordReader, keys: KeyRing) throws -> String? {
         let lookup = keys.lookup(kind: .defaultToken, accessGroup: nil, name: Self.defaultTokenName)
         guard let stored = try records.row(lookup: lookup) else { return nil }

@@ -26,6 +26,9 @@ final class KnownRecordState: @unchecked Sendable {
     var rows = LayeredDictionary<[UInt8], RecordRow?>()
     /// Whether a row carries the tag, for tags read only through `containsRow`.
     var contained = LayeredDictionary<[UInt8], Bool>()
+    /// Whether the default token row was found to name a stored token. Only a write of the default
+    /// row or a deleted token can make that untrue, and each forgets it.
+    var defaultNamesStoredToken = false
     /// Whether the rows of tokens and key-value items are kept too, not only metadata rows.
     let keepsValueRows: Bool
 
@@ -53,6 +56,7 @@ final class KnownRecordState: @unchecked Sendable {
         copy.sealedDigests = sealedDigests
         copy.rows = rows
         copy.contained = contained
+        copy.defaultNamesStoredToken = defaultNamesStoredToken
         return copy
     }
 
@@ -67,6 +71,7 @@ final class KnownRecordState: @unchecked Sendable {
     // MARK: What writes change
 
     func inserted(_ row: RecordRow) {
+        if row.kind == .defaultToken { defaultNamesStoredToken = false }
         if let lookup = row.lookup {
             // A row not kept still replaces what was known of its tag: that no row had it.
             if keeps(row) || rows[lookup] != nil { rows[lookup] = .some(row) }
@@ -82,6 +87,7 @@ final class KnownRecordState: @unchecked Sendable {
     /// `row` replaced the row with its id. Known in place when it kept its look-up tag; otherwise
     /// every row by tag is forgotten, since the old tag is not known here.
     func updated(_ row: RecordRow) {
+        if row.kind == .defaultToken { defaultNamesStoredToken = false }
         guard let lookup = row.lookup, rows[lookup]??.id == row.id else {
             rows.removeAll()
             contained.removeAll()
@@ -99,9 +105,11 @@ final class KnownRecordState: @unchecked Sendable {
         sealedDigests.removeAll()
         rows.removeAll()
         contained.removeAll()
+        defaultNamesStoredToken = false
     }
 
     func deleted(_ row: RecordRow) {
+        if row.kind == .defaultToken || row.kind == .token { defaultNamesStoredToken = false }
         if let lookup = row.lookup {
             if keeps(row) || rows[lookup] != nil { rows[lookup] = .some(nil) }
             if keeps(row) || contained[lookup] != nil { contained[lookup] = false }

@@ -94,6 +94,17 @@ package protocol RecordStore: RecordReader {
     ///
     /// - Throws: Storage errors.
     func removeGroupDigests() throws
+
+    // MARK: What this process knows
+
+    /// Whether the default token row is known to name a stored token: an earlier write of this
+    /// process found it so (``noteDefaultNamesStoredToken()``), and no write since, by anyone, could
+    /// have made it untrue. `false` when the store does not know.
+    var knowsDefaultNamesStoredToken: Bool { get }
+
+    /// Notes that the default token row names a stored token, as this transaction has just read, so
+    /// that the next stores of this process need not read it again while that holds.
+    func noteDefaultNamesStoredToken()
 }
 
 /// The read half of a ``RecordStore``: what a read transaction may do with the records and the

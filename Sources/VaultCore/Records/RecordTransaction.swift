@@ -125,6 +125,16 @@ struct RecordTransaction {
         try store.addIndexEntries(entries)
     }
 
+    /// Whether the default token row is known to name a stored token
+    /// (``RecordStore/knowsDefaultNamesStoredToken``).
+    var knowsDefaultNamesStoredToken: Bool { store.knowsDefaultNamesStoredToken }
+
+    /// Notes that the default token row names a stored token
+    /// (``RecordStore/noteDefaultNamesStoredToken()``).
+    func noteDefaultNamesStoredToken() {
+        store.noteDefaultNamesStoredToken()
+    }
+
     /// A fresh id for a record this transaction inserts, in the store's order.
     func newRecordID() throws -> [UInt8] {
         try store.nextRecordID()

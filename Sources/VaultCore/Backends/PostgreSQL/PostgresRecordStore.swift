@@ -305,6 +305,12 @@ struct PostgresRecordStore: RecordStore {
         known?.sealedDigests = known?.sealedDigests.filter { $0.isEmpty } ?? LayeredDictionary()
     }
 
+    // MARK: What this process knows
+
+    var knowsDefaultNamesStoredToken: Bool { known?.defaultNamesStoredToken ?? false }
+
+    func noteDefaultNamesStoredToken() { known?.defaultNamesStoredToken = true }
+
     // MARK: Row mapping
 
     private static func row(_ row: PostgresRow) throws -> RecordRow {

@@ -371,6 +371,12 @@ package struct SQLiteRecordStore: RecordStore {
         known?.sealedDigests = known?.sealedDigests.filter { $0.isEmpty } ?? LayeredDictionary()
     }
 
+    // MARK: What this process knows
+
+    package var knowsDefaultNamesStoredToken: Bool { known?.defaultNamesStoredToken ?? false }
+
+    package func noteDefaultNamesStoredToken() { known?.defaultNamesStoredToken = true }
+
     // MARK: Row mapping
 
     /// Reads a row selected with ``columns``.
