@@ -51,10 +51,11 @@ extension Vault {
             // The look-up tag is unique, so the insert itself refuses a stored id: no read first.
             let row: RecordRow
             do {
+                // A new id's tag is not remembered: it would only push out tags that are used again.
                 row = try storeItem(
                     ItemContent(name: id, metadata: metadata, value: secret, terms: terms), kind: .token,
-                    lookup: tokenLookup(id, transaction.keys), policy: policy, device: device, replacing: nil,
-                    in: &transaction)
+                    lookup: transaction.keys.lookup(kind: .token, accessGroup: nil, name: id, remembering: false),
+                    policy: policy, device: device, replacing: nil, in: &transaction)
             } catch VaultError.alreadyExists {
                 throw VaultError.alreadyExists("a token with this id")
             }

@@ -300,15 +300,21 @@ final class KeyRing: Sendable {
     }
 
     /// The look-up tag of a named record: a keyed hash of its kind, group and name.
-    func lookup(kind: RecordKind, accessGroup: String?, name: String) -> [UInt8] {
-        Self.remembered(LookupName(kind: kind, accessGroup: accessGroup, name: name), in: lookupTags) {
+    ///
+    /// - Parameter remembering: Whether the tag is kept for the next call; `false` for a name seen
+    ///   once, such as a new record's, which would only push out a tag that is used again.
+    func lookup(kind: RecordKind, accessGroup: String?, name: String, remembering: Bool = true) -> [UInt8] {
+        let compute = {
             var writer = ByteWriter()
             writer.append(raw: Array("lookup".utf8))
             writer.append(kind.rawValue)
             writer.append(group: accessGroup)
             writer.append(lengthPrefixed: Array(name.utf8))
-            return BLAKE2b.hash(writer.bytes, key: lookupKey)
+            return BLAKE2b.hash(writer.bytes, key: self.lookupKey)
         }
+        guard remembering else { return compute() }
+        return Self.remembered(
+            LookupName(kind: kind, accessGroup: accessGroup, name: name), in: lookupTags, compute: compute)
     }
 
     /// The tag kept under `key` in `tags`, or the one `compute` makes, kept.
