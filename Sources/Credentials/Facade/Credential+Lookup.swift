@@ -33,7 +33,7 @@ extension Credential {
         _ token: Token, tags: [String: String] = [:], security: [Credential.Security] = Credential.Security.standard
     ) throws -> Credential {
         let storage = tokenStorage
-        let (_, context) = try Security.resolve(security)
+        let (policy, context) = try Security.resolve(security)
         let metadata = Token.Metadata(token: token, tags: tags)
         let becameDefault: Bool
         var copy: SealedRecordCopy?
@@ -41,7 +41,7 @@ extension Credential {
         let generation = vaultStorage?.vault.keyGeneration
         if let vaultStorage {
             (becameDefault, copy) = try vaultStorage.add(
-                token: token, metadata: metadata, security: security, copyFor: generation)
+                token: token, metadata: metadata, policy: policy, copyFor: generation)
         } else {
             becameDefault = try storage.add(token: token, metadata: metadata, security: security)
         }

@@ -54,16 +54,17 @@ public final class VaultTokenStorage: TokenStorage {
     }
 
     public func add(token: Token, metadata: Token.Metadata, security: [Credential.Security]) throws -> Bool {
-        try add(token: token, metadata: metadata, security: security, copyFor: nil).becameDefault
+        try add(token: token, metadata: metadata, policy: Credential.Security.resolve(security).policy, copyFor: nil)
+            .becameDefault
     }
 
-    /// ``add(token:metadata:security:)``, also giving the record as sealed for the credential to
-    /// keep (`nil` without a generation, or for an access-controlled token).
+    /// ``add(token:metadata:security:)`` with the security options already resolved to `policy`,
+    /// also giving the record as sealed for the credential to keep (`nil` without a generation, or
+    /// for an access-controlled token).
     func add(
-        token: Token, metadata: Token.Metadata, security: [Credential.Security], copyFor generation: VaultKeyGeneration?
+        token: Token, metadata: Token.Metadata, policy: VaultPolicy, copyFor generation: VaultKeyGeneration?
     ) throws -> (becameDefault: Bool, copy: SealedRecordCopy?) {
-        let (policy, _) = try Credential.Security.resolve(security)
-        return try translating(id: token.id) {
+        try translating(id: token.id) {
             try vault.insertTokenRecord(
                 id: token.id, metadata: Self.encode(metadata), terms: metadata.indexTerms, secret: Self.encode(token),
                 policy: policy, defaultIfNone: true, copyFor: generation)
