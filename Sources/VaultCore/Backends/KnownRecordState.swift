@@ -5,14 +5,15 @@
 /// A backend keeps the state of its last committed write beside a mark of the vault's history at
 /// that commit (a file: ``SQLiteChangeStamp``, which moves with any other connection's commit; a
 /// server: the header's `changes` counter, which every write bumps). The next write transaction
-/// starts from a copy of it only when, holding the write lock, it reads the same mark: no one else
-/// has written since, so every read the state answers is what the storage would answer. Otherwise it
-/// starts empty and reads what it needs. So a writer that is alone reads almost nothing before it
-/// writes, and one that is not reads everything again.
+/// starts from it (a file's takes it over; a server's works on a ``copy()``, since its writes may
+/// run ahead) only when, holding the write lock, it reads the same mark: no one else has written
+/// since, so every read the state answers is what the storage would answer. Otherwise it starts
+/// empty and reads what it needs. So a writer that is alone reads almost nothing before it writes,
+/// and one that is not reads everything again.
 ///
 /// Holds sealed bytes, keyed hashes and counters only, as the storage does. Unchecked `Sendable`:
-/// only the transaction that made a state changes it, and once the backend keeps it, it is only
-/// read, under the backend's lock, to make the ``copy()`` the next transaction works on.
+/// only one transaction at a time changes a state, and while the backend keeps it, it is only
+/// handed over, or read to make a copy, under the backend's lock.
 final class KnownRecordState: @unchecked Sendable {
     /// The header's epoch and format version.
     var header: (epoch: UInt64, formatVersion: Int)?

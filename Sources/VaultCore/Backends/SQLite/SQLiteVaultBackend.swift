@@ -38,7 +38,12 @@ final class SQLiteVaultBackend: VaultBackend {
         var committed: (stamp: SQLiteChangeStamp, state: KnownRecordState)?
         let result = try database.write { db in
             let stamp = try db.changeStamp()
-            let reused = known.withLock { $0?.stamp == stamp ? $0?.state.copy() : nil }
+            // Taken, not copied: writes on the connection run one at a time, and a transaction that
+            // fails leaves nothing kept, so the next one reads everything again.
+            let reused = known.withLock { kept -> KnownRecordState? in
+                defer { kept = nil }
+                return kept?.stamp == stamp ? kept?.state : nil
+            }
             writesFromKnownState.withLock {
                 if reused == nil { $0.readAgain += 1 } else { $0.reused += 1 }
             }
