@@ -18,8 +18,8 @@ import VaultCore
     }
 
     /// The default row keeps its sealed bytes but gets another version, written into the file behind
-    /// the vault's back: the next store, which reads the default, must find the row no longer
-    /// authenticates instead of taking what it opened before.
+    /// the vault's back: the next store, which reads the default again since the file changed under
+    /// it, must find the row no longer authenticates instead of taking what it opened before.
     @Test func aDefaultRowEditedOutsideTheVaultIsRefusedEvenAfterItWasOpened() throws {
         let (vault, url) = try TestVaults.onDisk(in: directory)
         #expect(try insert("first", into: vault))
