@@ -51,11 +51,10 @@ extension Vault {
             // The look-up tag is unique, so the insert itself refuses a stored id: no read first.
             let row: RecordRow
             do {
-                // A new id's tag is not remembered: it would only push out tags that are used again.
                 row = try storeItem(
                     ItemContent(name: id, metadata: metadata, value: secret, terms: terms), kind: .token,
-                    lookup: transaction.keys.lookup(kind: .token, accessGroup: nil, name: id, remembering: false),
-                    policy: policy, device: device, replacing: nil, in: &transaction)
+                    lookup: tokenLookup(id, transaction.keys, remembering: false), policy: policy, device: device,
+                    replacing: nil, in: &transaction)
             } catch VaultError.alreadyExists {
                 throw VaultError.alreadyExists("a token with this id")
             }
@@ -245,8 +244,10 @@ extension Vault {
             try openToken(stored, groups: candidateGroups(in: records, keys: keys), keys: keys).domain.accessGroup)
     }
 
-    private func tokenLookup(_ id: String, _ keys: KeyRing) -> [UInt8] {
-        keys.lookup(kind: .token, accessGroup: nil, name: id)
+    /// A token's look-up tag, filed vault-wide whatever its group; `remembering: false` for a new
+    /// id (``KeyRing/lookup(kind:accessGroup:name:remembering:)``).
+    private func tokenLookup(_ id: String, _ keys: KeyRing, remembering: Bool = true) -> [UInt8] {
+        keys.lookup(kind: .token, accessGroup: nil, name: id, remembering: remembering)
     }
 
     private static func check(_ row: RecordRow, expectedVersion: UInt64) throws {
