@@ -292,6 +292,30 @@ extension CredentialTests {
             #expect(try stored(credential) == credential.token)
         }
 
+        @Test func automaticRefreshHoldsACredentialTheAppLetGoOfUntilTheLoopEnds() async throws {
+            let server = try AuthorizationServer()
+            let sleeps = Locked(0)
+            weak var released: Credential?
+            do {
+                let credential = try await expiringCredential(server)
+                server.stop()
+                credential.startAutomaticRefresh(
+                    graceInterval: 60,
+                    sleep: { _ in
+                        let count = sleeps.withLock { count in
+                            count += 1
+                            return count
+                        }
+                        if count > 5 { throw CancellationError() }
+                    }, random: { 0 })
+                released = credential
+            }
+            // The app holds nothing: the loop keeps the credential through every failed attempt...
+            try await eventually { sleeps.value > 5 }
+            // ...and lets it go once it ends.
+            try await eventually { released == nil }
+        }
+
         @Test func credentialsManagerRenewsOnceAndClears() async throws {
             let server = try AuthorizationServer()
             let manager = CredentialsManager()

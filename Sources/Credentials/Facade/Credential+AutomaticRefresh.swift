@@ -5,7 +5,9 @@ extension Credential {
     /// Keeps the token fresh in the background: refreshes `graceInterval` before expiry, retries
     /// transient failures with exponential backoff and full jitter (1 s doubling to 5 min), and
     /// stops for good on `invalid_grant` (a revoked or replayed grant: sign in again) or when the
-    /// credential is removed. Every failure is posted as `.credentialRefreshFailed`.
+    /// credential is removed. Every failure is posted as `.credentialRefreshFailed`. The loop holds
+    /// the credential while it runs, so it goes on after the app lets go of the instance; stop it
+    /// with ``stopAutomaticRefresh()``.
     ///
     /// - Parameters:
     ///   - graceInterval: How early to refresh; ``refreshGraceInterval`` by default.
@@ -17,13 +19,15 @@ extension Credential {
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
         let id = UUID()
-        let task = Task { [weak self] in
-            defer { self?.automaticRefreshLoop.withLock { if $0?.id == id { $0 = nil } } }
+        // The loop holds the credential until it ends: the process keeps an instance only while
+        // something holds it, and an app may start the refresh and let go of the credential.
+        let task = Task {
+            defer { automaticRefreshLoop.withLock { if $0?.id == id { $0 = nil } } }
             var failures = 0
             while !Task.isCancelled {
                 // The expiry is not secret: the loop keeps its schedule while the vault is locked.
-                guard let self, !self.isRemoved else { return }
-                let token = self.redactedToken
+                guard !isRemoved else { return }
+                let token = redactedToken
                 let wait =
                     failures == 0
                     ? max(Self.minimumAutomaticWait, token.expiresAt.timeIntervalSinceNow - graceInterval)
@@ -34,7 +38,7 @@ extension Credential {
                     return  // cancelled
                 }
                 do {
-                    try await self.refreshIfNeeded(graceInterval: graceInterval)
+                    try await refreshIfNeeded(graceInterval: graceInterval)
                     failures = 0
                 } catch CredentialError.oauth2(.server(error: "invalid_grant", _, _)) {
                     return

@@ -74,10 +74,6 @@ public final class Credential: Sendable, Identifiable, Equatable {
             State(held: held, redacted: held?.redacted ?? token.withoutSecrets(), metadata: metadata, context: context))
     }
 
-    deinit {
-        automaticRefreshLoop.withLock { $0?.task.cancel() }
-    }
-
     /// The current token, or, when it cannot be read now, the same token without its secrets.
     ///
     /// A token read from a vault is kept only as long as the keys it was read with: ``Vault/lock()``
