@@ -63,6 +63,31 @@ import TokenVault
         #expect(try Credential.with(id: "unknown") == nil)
     }
 
+    @Test func aCredentialNobodyHoldsIsReleasedAndMadeAgainByTheNextLookUp() throws {
+        let token = TestTokens.token()
+        weak var released: Credential?
+        do {
+            released = try Credential.store(token, tags: ["service": "purchase"])
+        }
+        #expect(released == nil)  // the process keeps no copy of a token nobody holds
+        let again = try #require(try Credential.with(id: token.id))
+        #expect(again.token == token)
+        #expect(again.tags == ["service": "purchase"])
+        #expect(try Credential.with(id: token.id) === again)
+        #expect(Credential.default === again)
+    }
+
+    @Test func theInstanceTableStaysSmallWhileStoresDropTheirCredentials() throws {
+        let held = try Credential.store(TestTokens.token())
+        for _ in 0..<300 {
+            try Credential.store(TestTokens.token())
+        }
+        // Released entries are swept out whenever the table doubles: 300 stores leave at most 64.
+        #expect(Credential.registeredInstanceCountForTesting <= 64)
+        #expect(try Credential.with(id: held.id) === held)
+        #expect(Credential.allIDs.count == 301)
+    }
+
     @Test func findSeesTagsAndIDTokenClaims() throws {
         try Credential.store(
             TestTokens.token(subject: "jane.doe@example.com", roles: ["user"]), tags: ["service": "purchase"])

@@ -12,7 +12,8 @@ extension Credential {
         /// The proof reading the token needs.
         case accessControl(AccessControlFlags)
         /// The context that supplies proofs when this process reads the token back (after a
-        /// refresh by another process, say). Storing itself never needs a proof.
+        /// refresh by another process, say), kept with the credential while it is held. Storing
+        /// itself never needs a proof.
         case context(any AuthenticationContext)
 
         private static let standardOptions = Locked<[Security]>([.accessibility(.afterFirstUnlock)])

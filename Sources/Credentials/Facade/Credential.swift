@@ -8,6 +8,11 @@ import VaultCore
 /// There is one instance per stored id in a process; ``with(id:prompt:authenticationContext:)``,
 /// ``default`` and ``find(where:prompt:authenticationContext:)`` all return it. Thread-safe.
 ///
+/// The process keeps an instance only while something holds it (your code, or its running
+/// automatic refresh): one nobody holds is released with its copy of the token, its context and
+/// its cached user info, so a server storing a token per user does not keep them all in memory.
+/// The next look-up of that id makes a new instance, which is then the only one.
+///
 /// ```swift
 /// try Credential.use(vault)
 /// let credential = try Credential.store(token, tags: ["displayName": "My User"])

@@ -5,19 +5,42 @@ import VaultCore
 
 /// The process-wide state behind `Credential`'s static API: the storage in use and the one
 /// `Credential` instance per stored id, so state never forks between copies.
+///
+/// Instances are registered weakly: one that nothing else holds is released with its token copy, so
+/// a server storing a token per user does not keep every token it ever stored in memory (nor pay for
+/// that memory on every store). The next look-up of its id makes a new instance, which is then the
+/// only one; two instances of one id never exist at once.
 final class CredentialCoordinator: Sendable {
     static let shared = CredentialCoordinator()
 
     private struct State {
         var storage: any TokenStorage = InMemoryTokenStorage()
-        var instances: [String: Credential] = [:]
+        var instances: [String: WeakCredential] = [:]
+        /// How many registered instances were alive at the last sweep of released ones.
+        var liveAtLastSweep = 0
         var refreshGraceInterval: TimeInterval = 300
         var requestTimeout: TimeInterval = 30
         var refreshLeaseDuration: TimeInterval = 60
         var httpClient: any HTTPClient = URLSessionHTTPClient()
+
+        /// Registers `credential` as its id's instance. Entries of released instances are swept out
+        /// whenever the table has doubled since the last sweep: amortised constant time per store,
+        /// and at most twice as many entries as live instances.
+        mutating func register(_ credential: Credential) {
+            instances[credential.id] = WeakCredential(credential: credential)
+            guard instances.count >= max(Self.sweepThreshold, 2 * liveAtLastSweep) else { return }
+            instances = instances.filter { $0.value.credential != nil }
+            liveAtLastSweep = instances.count
+        }
+
+        /// The table size below which released entries are left alone.
+        static let sweepThreshold = 64
     }
 
     private let state = Locked(State())
+
+    /// How many instances are registered, released ones not yet swept included.
+    var registeredInstanceCount: Int { state.withLock { $0.instances.count } }
 
     var storage: any TokenStorage {
         get { state.withLock { $0.storage } }
@@ -25,6 +48,7 @@ final class CredentialCoordinator: Sendable {
             state.withLock { state in
                 state.storage = newValue
                 state.instances = [:]
+                state.liveAtLastSweep = 0
             }
         }
     }
@@ -52,7 +76,7 @@ final class CredentialCoordinator: Sendable {
     /// The instance for `id` if one exists for the current storage.
     func existing(_ id: String, in storage: any TokenStorage) -> Credential? {
         state.withLock { state in
-            guard let credential = state.instances[id], credential.storage === storage else {
+            guard let credential = state.instances[id]?.credential, credential.storage === storage else {
                 return nil
             }
             return credential
@@ -68,20 +92,20 @@ final class CredentialCoordinator: Sendable {
         generation: VaultKeyGeneration?, copy: SealedRecordCopy? = nil
     ) -> Credential {
         state.withLock { state in
-            if let credential = state.instances[token.id], credential.storage === storage {
+            if let credential = state.instances[token.id]?.credential, credential.storage === storage {
                 return credential
             }
             let credential = Credential(
                 token: token, metadata: metadata, storage: storage, context: context, generation: generation,
                 copy: copy, requestTimeout: state.requestTimeout)
-            if state.storage === storage { state.instances[token.id] = credential }
+            if state.storage === storage { state.register(credential) }
             return credential
         }
     }
 
     func forget(_ credential: Credential) {
         state.withLock { state in
-            if state.instances[credential.id] === credential { state.instances[credential.id] = nil }
+            if state.instances[credential.id]?.credential === credential { state.instances[credential.id] = nil }
         }
     }
 
@@ -89,4 +113,15 @@ final class CredentialCoordinator: Sendable {
     func postDefaultChanged(_ credential: Credential?) {
         NotificationCenter.default.post(name: .defaultCredentialChanged, object: credential)
     }
+}
+
+extension Credential {
+    /// How many instances the process has registered, released ones not yet swept out included:
+    /// for the test that the table stays bounded while stores drop their credentials.
+    package static var registeredInstanceCountForTesting: Int { CredentialCoordinator.shared.registeredInstanceCount }
+}
+
+/// A registered instance, held weakly.
+private struct WeakCredential {
+    weak var credential: Credential?
 }
