@@ -23,6 +23,12 @@ final class CredentialCoordinator: Sendable {
         var refreshLeaseDuration: TimeInterval = 60
         var httpClient: any HTTPClient = URLSessionHTTPClient()
 
+        /// The live instance of `id`, if it reads from `storage`.
+        func instance(_ id: String, in storage: any TokenStorage) -> Credential? {
+            guard let credential = instances[id]?.credential, credential.storage === storage else { return nil }
+            return credential
+        }
+
         /// Registers `credential` as its id's instance. Entries of released instances are swept out
         /// whenever the table has doubled since the last sweep: amortised constant time per store,
         /// and at most twice as many entries as live instances.
@@ -75,12 +81,7 @@ final class CredentialCoordinator: Sendable {
 
     /// The instance for `id` if one exists for the current storage.
     func existing(_ id: String, in storage: any TokenStorage) -> Credential? {
-        state.withLock { state in
-            guard let credential = state.instances[id]?.credential, credential.storage === storage else {
-                return nil
-            }
-            return credential
-        }
+        state.withLock { $0.instance(id, in: storage) }
     }
 
     /// The one instance for a token: the existing one, or a new one registered now.
@@ -92,9 +93,7 @@ final class CredentialCoordinator: Sendable {
         generation: VaultKeyGeneration?, copy: SealedRecordCopy? = nil
     ) -> Credential {
         state.withLock { state in
-            if let credential = state.instances[token.id]?.credential, credential.storage === storage {
-                return credential
-            }
+            if let credential = state.instance(token.id, in: storage) { return credential }
             let credential = Credential(
                 token: token, metadata: metadata, storage: storage, context: context, generation: generation,
                 copy: copy, requestTimeout: state.requestTimeout)
