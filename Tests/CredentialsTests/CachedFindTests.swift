@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import TestSupport
 import Testing
 import TokenVault
@@ -41,6 +42,30 @@ extension CredentialTests {
             _ = try writer.remove(id: token.id, expectedVersion: nil)
             #expect(try found("b").isEmpty)
             #expect(Credential.allIDs.isEmpty)
+        }
+
+        /// Over thousands of tokens the filter is shared out between the cores: each token is
+        /// still tested exactly once, and the matches keep the storage's order.
+        @Test func findOverThousandsOfTokensTestsEachOnceAndKeepsTheStorageOrder() throws {
+            let (vault, _, _) = try TestVaults.keyFileVault(in: directory)
+            let storage = try VaultTokenStorage(vault: vault)
+            try storage.addAllForBenchmarking(
+                (0..<2_500).map { index in
+                    let token = TestTokens.token(subject: "user-\(index)@example.com")
+                    return (token, Token.Metadata(token: token, tags: ["n": String(index % 250)]))
+                })
+            Credential.tokenStorage = storage
+            let tested = Locked<[String: Int]>([:])
+            let found = try Credential.find { metadata in
+                tested.withLock { $0[metadata.id, default: 0] += 1 }
+                return metadata.tags["n"] == "3"
+            }.map(\.id)
+
+            let listed = try storage.allMetadata()
+            #expect(listed.count == 2_500)
+            #expect(tested.withLock { $0 } == Dictionary(uniqueKeysWithValues: listed.map { ($0.id, 1) }))
+            #expect(found.count == 10)
+            #expect(found == listed.filter { $0.tags["n"] == "3" }.map(\.id))
         }
     }
 }

@@ -121,12 +121,21 @@ extension Credential {
             generation: generation, copy: stored.copy)
     }
 
+    /// The fewest tokens ``find(where:prompt:authenticationContext:)`` gives a core of its own: at
+    /// a few hundred nanoseconds a token, below it waking a second thread would cost about as much
+    /// as it saves.
+    private static let findSlice = 1_024
+
     /// The credentials whose metadata (id, tags, ID-token claims) matches `expression`.
     ///
     /// Filtering needs no proof. Opening each match's token may: a match that cannot be opened
     /// fails the whole call (``VaultError/interactionRequired``), never gives a shorter list.
     /// Instances this process already has are returned as they are while their tokens can still be
     /// read, and read again (with `authenticationContext`) once locking wiped them.
+    ///
+    /// Over thousands of tokens the filter runs on every core, each taking a share of the tokens:
+    /// `expression` may then be called on several threads at once and in no particular order. The
+    /// matches keep the storage's order.
     /// - Parameters:
     ///   - expression: The filter.
     ///   - prompt: The reason shown by a prompting context.
@@ -139,7 +148,8 @@ extension Credential {
                             authenticationContext: (any AuthenticationContext)? = nil) throws -> [Credential] {
         let storage = tokenStorage
         return try credentials(
-            for: storage.allMetadata().filter(expression), in: storage, prompt: prompt, context: authenticationContext)
+            for: storage.allMetadata().concurrentFilter(minimumSlice: findSlice, expression), in: storage,
+            prompt: prompt, context: authenticationContext)
     }
 
     /// The credentials carrying every one of `tags` (all credentials for none).
