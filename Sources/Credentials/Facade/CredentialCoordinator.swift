@@ -79,7 +79,7 @@ final class CredentialCoordinator: Sendable {
         set { state.withLock { $0.httpClient = newValue } }
     }
 
-    /// The instance for `id` if one exists for the current storage.
+    /// The live instance for `id` that reads from `storage`, if this process has one.
     func existing(_ id: String, in storage: any TokenStorage) -> Credential? {
         state.withLock { $0.instance(id, in: storage) }
     }
