@@ -170,6 +170,33 @@ import VaultCore
         #expect(CountingDecoder.calls.value - before == 6)
     }
 
+    /// Decodes to the same type as ``CountingDecoder``, other values.
+    enum UppercasingDecoder: TokenMetadataDecoder {
+        static func decode(_ record: TokenRecordMetadata) throws -> String {
+            String(decoding: record.metadata, as: UTF8.self).uppercased()
+        }
+    }
+
+    /// Decodes to another type.
+    enum LengthDecoder: TokenMetadataDecoder {
+        static func decode(_ record: TokenRecordMetadata) throws -> Int { record.metadata.count }
+    }
+
+    @Test func decodersUsedInTurnEachGetTheirOwnValues() throws {
+        let (vault, _, _) = try TestVaults.keyFileVault(in: directory)
+        for index in 0..<3 { try Self.insert("t\(index)", metadata: "m\(index)", into: vault) }
+        #expect(try vault.tokenMetadata(decodedBy: CountingDecoder.self) == ["m0", "m1", "m2"])
+        #expect(try vault.tokenMetadata(decodedBy: UppercasingDecoder.self) == ["M0", "M1", "M2"])
+        #expect(try vault.tokenMetadata(decodedBy: LengthDecoder.self) == [2, 2, 2])
+
+        // After a change the unchanged records still hold the last decoder's values.
+        try Self.insert("t3", metadata: "long", into: vault)
+        #expect(try vault.tokenMetadata(decodedBy: CountingDecoder.self) == ["m0", "m1", "m2", "long"])
+        #expect(try vault.tokenMetadata(decodedBy: UppercasingDecoder.self) == ["M0", "M1", "M2", "LONG"])
+        #expect(try vault.tokenMetadata(decodedBy: LengthDecoder.self) == [2, 2, 2, 4])
+        #expect(try vault.allTokenRecordMetadata().map(\.id) == ["t0", "t1", "t2", "t3"])
+    }
+
     @Test func anotherProcessesWritesShowOnTheNextListing() throws {
         let (vault, url, keyFile) = try TestVaults.keyFileVault(in: directory)
         let storage = try VaultTokenStorage(vault: vault)

@@ -11,8 +11,8 @@ extension Vault {
     package func tokenMetadata<Decoder: TokenMetadataDecoder>(
         decodedBy decoder: Decoder.Type
     ) throws -> [Decoder.Decoded] {
-        let (cache, metadata) = try listedTokenRecords()
-        guard let cache else { return try metadata.map(decoder.decode) }
+        let (cache, uncached) = try listedTokenRecords()
+        guard let cache else { return try uncached.map(decoder.decode) }
         return try cache.decoded(by: decoder)
     }
 
@@ -22,14 +22,14 @@ extension Vault {
     ///
     /// - Throws: What ``allTokenRecordMetadata()`` throws.
     package func tokenRecordIDs() throws -> [String] {
-        let (cache, metadata) = try listedTokenRecords()
-        return cache?.listedIDs ?? metadata.map(\.id)
+        let (cache, uncached) = try listedTokenRecords()
+        return cache?.listedIDs ?? uncached.map(\.id)
     }
 
-    /// The metadata of every token record this unlock can see, from one read snapshot, and the
-    /// cache that now holds it (`nil` when the session changed keys during the read, and nothing
-    /// was cached).
-    func listedTokenRecords() throws -> (cache: TokenMetadataCache?, metadata: [TokenRecordMetadata]) {
+    /// Every token record this unlock can see, from one read snapshot: the unlock session's cache,
+    /// brought up to date with the snapshot, or, when the session changed keys during the read and
+    /// nothing was cached, the records' metadata itself.
+    func listedTokenRecords() throws -> (cache: TokenMetadataCache?, uncached: [TokenRecordMetadata]) {
         try readConnection { db, keys in
             let records = db.records
             var groups: [String?]?
@@ -50,7 +50,8 @@ extension Vault {
             let stamp = TokenMetadataCache.Stamp(
                 changes: try db.changeStamp(), epoch: keys.epoch,
                 hasDeviceSecret: (try? deviceSecret(creating: false)) != nil)
-            return (cache, try cache.refresh(stamp: stamp, records: records, open: open))
+            try cache.refresh(stamp: stamp, records: records, open: open)
+            return (cache, [])
         }
     }
 }

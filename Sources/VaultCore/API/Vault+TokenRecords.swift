@@ -112,7 +112,8 @@ extension Vault {
     /// locked makes the whole call fail with ``VaultError/locked`` rather than return a shorter list.
     /// Served from the unlock's cache: only records written since the last listing are opened.
     package func allTokenRecordMetadata() throws -> [TokenRecordMetadata] {
-        try listedTokenRecords().metadata
+        let (cache, uncached) = try listedTokenRecords()
+        return cache?.listed ?? uncached
     }
 
     /// The token bytes of a record, asking `context` for the proofs its access control needs.

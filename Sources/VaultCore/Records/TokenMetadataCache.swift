@@ -31,20 +31,44 @@ final class TokenMetadataCache: Sendable {
     }
 
     /// One token row as the cache last saw it.
+    ///
+    /// Every listing after a change copies each entry once, and each copy retains every object it
+    /// refers to: at a hundred thousand records, scattered objects the processor's caches no longer
+    /// hold. So the opened metadata and the decoded value sit behind one reference each.
     private struct Entry {
         let recordID: [UInt8]
         let version: UInt64
         /// The opened metadata; `nil` for a row this unlock does not list (another access group's
         /// or bound to another device), kept so that it is not opened again while unchanged.
-        let metadata: TokenRecordMetadata?
-        /// What a decoder made of `metadata`.
+        let opened: Opened?
+        /// What a decoder made of the opened metadata.
         var decoded: DecodedValue?
+    }
+
+    /// A listed record's opened metadata.
+    private final class Opened: Sendable {
+        let metadata: TokenRecordMetadata
+
+        init(_ metadata: TokenRecordMetadata) {
+            self.metadata = metadata
+        }
     }
 
     /// One record's value as decoded by the decoder type `decoder`.
     private struct DecodedValue {
         let decoder: ObjectIdentifier
-        let value: any Sendable
+        /// A ``DecodedBox`` of the decoder's `Decoded` type: a decoder type has one `Decoded` type,
+        /// so equal `decoder`s mean the same box type.
+        let box: AnyObject & Sendable
+    }
+
+    /// One decoded value, behind one reference.
+    private final class DecodedBox<Value: Sendable>: Sendable {
+        let value: Value
+
+        init(_ value: Value) {
+            self.value = value
+        }
     }
 
     /// Every listed record's value, in listing order, as decoded by `Decoder`.
@@ -62,8 +86,9 @@ final class TokenMetadataCache: Sendable {
         var revision: UInt64 = 0
         /// Every token row, in record id order.
         var entries: [Entry] = []
-        /// The metadata of the listed entries, in order: what a listing returns.
-        var listed: [TokenRecordMetadata] = []
+        /// The metadata of the listed entries, in order, once asked for, while ``entries`` has not
+        /// changed.
+        var listed: [TokenRecordMetadata]?
         /// The last decoded listing, while ``entries`` has not changed.
         var decodedListing: (any Sendable)?
         /// The ids of ``listed``, in order, once asked for, while ``entries`` has not changed.
@@ -72,7 +97,7 @@ final class TokenMetadataCache: Sendable {
 
     private let state = Locked(State())
 
-    /// Brings the cache up to date with one read snapshot and returns the listed metadata.
+    /// Brings the cache up to date with one read snapshot.
     ///
     /// Call it inside the read transaction `records` and `stamp` come from; the caller's
     /// transaction serialises refreshes. When it throws, the cache stays as it was.
@@ -81,13 +106,12 @@ final class TokenMetadataCache: Sendable {
     ///   - records: The snapshot's records.
     ///   - open: Opens a token row into its metadata, or `nil` for a row this unlock does not list;
     ///     it throws for a row that makes the listing fail (a locked class, a damaged row).
-    /// - Returns: The metadata of every listed token record, in record id order.
     /// - Throws: What `open` and `records` throw.
     func refresh(
         stamp: Stamp, records: any RecordReader, open: (RecordRow) throws -> TokenRecordMetadata?
-    ) throws -> [TokenRecordMetadata] {
+    ) throws {
         let (previous, cached) = state.withLock { ($0.stamp, $0.entries) }
-        if previous == stamp { return state.withLock { $0.listed } }
+        if previous == stamp { return }
 
         var entries: [Entry]
         var changed = true
@@ -98,19 +122,18 @@ final class TokenMetadataCache: Sendable {
                 open: open)
         } else {
             entries = try records.rows(kind: .token).map { row in
-                Entry(recordID: row.id, version: row.version, metadata: try open(row), decoded: nil)
+                Entry(recordID: row.id, version: row.version, opened: try open(row).map(Opened.init), decoded: nil)
             }
         }
-        return state.withLock { state in
+        state.withLock { state in
             state.stamp = stamp
             if changed {
                 state.revision &+= 1
-                state.listed = entries.compactMap(\.metadata)
                 state.entries = entries
+                state.listed = nil
                 state.decodedListing = nil
                 state.listedIDs = nil
             }
-            return state.listed
         }
     }
 
@@ -129,7 +152,7 @@ final class TokenMetadataCache: Sendable {
         for (id, version) in listing {
             while next < cached.count, cached[next].recordID.lexicographicallyPrecedes(id) { next += 1 }
             if next < cached.count, cached[next].recordID == id, cached[next].version == version,
-                cached[next].metadata != nil || !reopenSkipped
+                cached[next].opened != nil || !reopenSkipped
             {
                 entries.append(cached[next])
                 next += 1
@@ -138,7 +161,8 @@ final class TokenMetadataCache: Sendable {
             changed = true
             // Listed in this snapshot, so it is there; a row gone all the same is left out.
             guard let row = try records.row(id: id) else { continue }
-            entries.append(Entry(recordID: id, version: row.version, metadata: try open(row), decoded: nil))
+            entries.append(
+                Entry(recordID: id, version: row.version, opened: try open(row).map(Opened.init), decoded: nil))
         }
         return (entries, changed)
     }
@@ -164,12 +188,12 @@ final class TokenMetadataCache: Sendable {
         var values: [Decoder.Decoded] = []
         values.reserveCapacity(entries.count)
         var fresh: [(index: Int, value: Decoder.Decoded)] = []
-        for (index, entry) in entries.enumerated() {
-            guard let metadata = entry.metadata else { continue }
-            if let decoded = entry.decoded, decoded.decoder == key, let value = decoded.value as? Decoder.Decoded {
-                values.append(value)
+        for index in entries.indices {
+            guard let opened = entries[index].opened else { continue }
+            if let decoded = entries[index].decoded, decoded.decoder == key {
+                values.append(unsafeDowncast(decoded.box, to: DecodedBox<Decoder.Decoded>.self).value)
             } else {
-                let value = try decoder.decode(metadata)
+                let value = try decoder.decode(opened.metadata)
                 values.append(value)
                 fresh.append((index, value))
             }
@@ -179,11 +203,22 @@ final class TokenMetadataCache: Sendable {
         state.withLock { state in
             guard state.revision == revision else { return }
             for (index, value) in fresh {
-                state.entries[index].decoded = DecodedValue(decoder: key, value: value)
+                state.entries[index].decoded = DecodedValue(decoder: key, box: DecodedBox(value))
             }
             state.decodedListing = listing
         }
         return values
+    }
+
+    /// The metadata of the records the cache lists now, in listing order: made once, then kept
+    /// until the listing changes.
+    var listed: [TokenRecordMetadata] {
+        state.withLock { state in
+            if let listed = state.listed { return listed }
+            let listed = state.entries.compactMap { $0.opened?.metadata }
+            state.listed = listed
+            return listed
+        }
     }
 
     /// The ids of the records the cache lists now, in listing order: made once, then kept until
@@ -191,7 +226,7 @@ final class TokenMetadataCache: Sendable {
     var listedIDs: [String] {
         state.withLock { state in
             if let ids = state.listedIDs { return ids }
-            let ids = state.listed.map(\.id)
+            let ids = state.entries.compactMap { $0.opened?.metadata.id }
             state.listedIDs = ids
             return ids
         }
