@@ -20,10 +20,10 @@ extension Array where Element: Sendable {
 
     /// The elements `isIncluded` keeps, in order, the array cut into one slice per core as
     /// ``concurrentMap(minimumSlice:_:)`` does: for a filter over every cached record, which reads
-    /// memory the caches no longer hold, so two cores wait for it side by side. `isIncluded` may
+    /// memory the caches no longer hold, so the cores wait for it side by side. `isIncluded` may
     /// run on several threads at once, in no particular order. Inlinable, so that the filter over
-    /// each slice is compiled for the caller's element type: unspecialised, it costs as much as
-    /// the second core saves.
+    /// each slice is compiled for the caller's element type: unspecialised, on two cores, it cost
+    /// as much as the second core saved.
     ///
     /// - Parameters:
     ///   - minimumSlice: The fewest elements a slice of its own gets.
