@@ -69,6 +69,47 @@ import VaultCore
         #expect(throws: VaultError.locked) { try other.tokenRecordIDs() }
     }
 
+    /// The listing in order, as id and metadata text.
+    static func orderedListing(_ vault: Vault) throws -> [String] {
+        try vault.allTokenRecordMetadata().map { "\($0.id)=\(String(decoding: $0.metadata, as: UTF8.self))" }
+    }
+
+    @Test func aRemovalAnUpdateAndAnInsertionElsewhereShowTogetherInOrder() throws {
+        let (vault, url, keyFile) = try TestVaults.keyFileVault(in: directory)
+        let other = try Vault.open(at: url, unlock: .keyFile(keyFile))
+        for index in 0..<6 { try Self.insert("t\(index)", into: vault) }
+        #expect(try other.tokenRecordIDs() == ["t0", "t1", "t2", "t3", "t4", "t5"])
+
+        try vault.removeTokenRecord(id: "t2")
+        let version = try #require(try vault.tokenRecordMetadata(id: "t4")).version
+        try vault.updateTokenRecord(
+            id: "t4", metadata: Array("changed".utf8), terms: [], secret: nil, expectedVersion: version)
+        try Self.insert("t6", into: vault)
+        try vault.removeTokenRecord(id: "t0")
+        #expect(
+            try Self.orderedListing(other) == ["t1=tags", "t3=tags", "t4=changed", "t5=tags", "t6=tags"])
+        #expect(try other.tokenRecordIDs() == ["t1", "t3", "t4", "t5", "t6"])
+    }
+
+    @Test func manyChangesElsewhereShowInOrder() throws {
+        let (vault, url, keyFile) = try TestVaults.keyFileVault(in: directory)
+        let other = try Vault.open(at: url, unlock: .keyFile(keyFile))
+        for index in 0..<30 { try Self.insert("t\(index)", into: vault) }
+        #expect(try other.tokenRecordIDs().count == 30)
+
+        for index in stride(from: 0, to: 30, by: 3) { try vault.removeTokenRecord(id: "t\(index)") }
+        for index in stride(from: 1, to: 30, by: 6) {
+            let version = try #require(try vault.tokenRecordMetadata(id: "t\(index)")).version
+            try vault.updateTokenRecord(
+                id: "t\(index)", metadata: Array("changed".utf8), terms: [], secret: nil, expectedVersion: version)
+        }
+        for index in 30..<45 { try Self.insert("t\(index)", into: vault) }
+        let fresh = try Vault.open(at: url, unlock: .keyFile(keyFile))
+        #expect(try Self.orderedListing(other) == Self.orderedListing(fresh))
+        #expect(try Self.orderedListing(other).count == 35)
+        #expect(try Self.orderedListing(other).filter { $0.hasSuffix("=changed") }.count == 5)
+    }
+
     @Test func aRotationElsewhereIsFollowedAndTheListingReadAgain() throws {
         let (owner, url) = try TestVaults.onDisk(in: directory)
         let keyFile = directory.file("service.key")

@@ -93,6 +93,16 @@ final class TokenMetadataCache: Sendable {
         var decodedListing: (any Sendable)?
         /// The ids of ``listed``, in order, once asked for, while ``entries`` has not changed.
         var listedIDs: [String]?
+
+        /// Sets ``entries`` to `entries` (keeps them for `nil`: they were changed in place) and
+        /// drops what was made from the old ones.
+        mutating func replaceEntries(with entries: [Entry]?) {
+            if let entries { self.entries = entries }
+            revision &+= 1
+            listed = nil
+            decodedListing = nil
+            listedIDs = nil
+        }
     }
 
     private let state = Locked(State())
@@ -110,61 +120,129 @@ final class TokenMetadataCache: Sendable {
     func refresh(
         stamp: Stamp, records: any RecordReader, open: (RecordRow) throws -> TokenRecordMetadata?
     ) throws {
-        let (previous, cached) = state.withLock { ($0.stamp, $0.entries) }
+        var cached: [Entry] = []
+        let (previous, revision) = state.withLock { state in
+            cached = state.entries
+            return (state.stamp, state.revision)
+        }
         if previous == stamp { return }
 
-        var entries: [Entry]
-        var changed = true
-        if let previous, previous.epoch == stamp.epoch, !cached.isEmpty {
-            let reopenSkipped = previous.hasDeviceSecret != stamp.hasDeviceSecret
-            (entries, changed) = try Self.merge(
-                cached, with: records.versions(kind: .token), reopenSkipped: reopenSkipped, records: records,
-                open: open)
-        } else {
-            entries = try records.rows(kind: .token).map { row in
+        guard let previous, previous.epoch == stamp.epoch, !cached.isEmpty else {
+            let entries = try records.rows(kind: .token).map { row in
                 Entry(recordID: row.id, version: row.version, opened: try open(row).map(Opened.init), decoded: nil)
             }
+            state.withLock { state in
+                state.stamp = stamp
+                state.replaceEntries(with: entries)
+            }
+            return
         }
+        let edits = try Self.edits(
+            turning: cached, into: records.versions(kind: .token),
+            reopenSkipped: previous.hasDeviceSecret != stamp.hasDeviceSecret, records: records, open: open)
         state.withLock { state in
             state.stamp = stamp
-            if changed {
-                state.revision &+= 1
-                state.entries = entries
-                state.listed = nil
-                state.decodedListing = nil
-                state.listedIDs = nil
+            guard !edits.isEmpty else { return }
+            let moves = edits.count { if case .replace = $0 { false } else { true } }
+            if state.revision == revision, moves <= Self.movesInPlace {
+                // Then `cached` and the cache's array are one: dropping this copy leaves the cache's
+                // array the only one, so the edits apply in place and the entries that stay are
+                // neither copied nor released.
+                cached = []
+                Self.apply(edits, to: &state.entries)
+                state.replaceEntries(with: nil)
+            } else {
+                state.replaceEntries(with: Self.applied(edits, to: cached))
             }
         }
     }
 
-    /// The cached entries updated to `listing`: entries at the same version are kept, the rest of
-    /// the listing is opened, and entries not in the listing go. Both are in record id order.
-    ///
-    /// - Returns: The entries, and whether they differ from `cached`.
-    private static func merge(
-        _ cached: [Entry], with listing: [(id: [UInt8], version: UInt64)], reopenSkipped: Bool,
+    /// The most insertions and removals applied in place: each moves the entries after it, so more
+    /// of them make a new array in one pass instead.
+    private static let movesInPlace = 16
+
+    /// One change that brings the cached entries in line with a listing.
+    private enum Edit {
+        /// The entry at `index` goes.
+        case remove(Int)
+        /// The entry at `index` is replaced by `entry` (the same record at another version).
+        case replace(Int, Entry)
+        /// `entry` goes in before the entry at `index` (or at the end, for the entries' count).
+        case insert(Int, Entry)
+    }
+
+    /// The edits that turn `cached` into `listing`: entries at the same version stay, the rest of
+    /// the listing is opened, and entries not in the listing go. Both are in record id order, and
+    /// so are the edits, an insertion coming before an edit of the entry it goes in front of.
+    private static func edits(
+        turning cached: [Entry], into listing: [(id: [UInt8], version: UInt64)], reopenSkipped: Bool,
         records: any RecordReader, open: (RecordRow) throws -> TokenRecordMetadata?
-    ) throws -> (entries: [Entry], changed: Bool) {
-        var entries: [Entry] = []
-        entries.reserveCapacity(listing.count)
-        var changed = listing.count != cached.count
+    ) throws -> [Edit] {
+        var edits: [Edit] = []
         var next = 0
         for (id, version) in listing {
-            while next < cached.count, cached[next].recordID.lexicographicallyPrecedes(id) { next += 1 }
-            if next < cached.count, cached[next].recordID == id, cached[next].version == version,
-                cached[next].opened != nil || !reopenSkipped
-            {
-                entries.append(cached[next])
+            while next < cached.count, cached[next].recordID.lexicographicallyPrecedes(id) {
+                edits.append(.remove(next))
+                next += 1
+            }
+            let isCached = next < cached.count && cached[next].recordID == id
+            if isCached, cached[next].version == version, cached[next].opened != nil || !reopenSkipped {
                 next += 1
                 continue
             }
-            changed = true
             // Listed in this snapshot, so it is there; a row gone all the same is left out.
-            guard let row = try records.row(id: id) else { continue }
-            entries.append(
-                Entry(recordID: id, version: row.version, opened: try open(row).map(Opened.init), decoded: nil))
+            let entry = try records.row(id: id).map { row in
+                Entry(recordID: id, version: row.version, opened: try open(row).map(Opened.init), decoded: nil)
+            }
+            switch (isCached, entry) {
+            case (true, let entry?): edits.append(.replace(next, entry))
+            case (true, nil): edits.append(.remove(next))
+            case (false, let entry?): edits.append(.insert(next, entry))
+            case (false, nil): break
+            }
+            if isCached { next += 1 }
         }
-        return (entries, changed)
+        edits += (next..<cached.count).map(Edit.remove)
+        return edits
+    }
+
+    /// Applies `edits`, made by ``edits(turning:into:reopenSkipped:records:open:)`` for `entries`.
+    ///
+    /// Last first, so that each edit's index still points where it did in the entries it was made
+    /// for; insertions at one index then go in last first too, and end up in listing order.
+    private static func apply(_ edits: [Edit], to entries: inout [Entry]) {
+        for edit in edits.reversed() {
+            switch edit {
+            case .remove(let index): entries.remove(at: index)
+            case .replace(let index, let entry): entries[index] = entry
+            case .insert(let index, let entry): entries.insert(entry, at: index)
+            }
+        }
+    }
+
+    /// `cached` with `edits`, made by ``edits(turning:into:reopenSkipped:records:open:)`` for it,
+    /// applied in one pass into a new array.
+    private static func applied(_ edits: [Edit], to cached: [Entry]) -> [Entry] {
+        var entries: [Entry] = []
+        entries.reserveCapacity(cached.count + edits.count)
+        var next = 0
+        for edit in edits {
+            switch edit {
+            case .remove(let index):
+                entries += cached[next..<index]
+                next = index + 1
+            case .replace(let index, let entry):
+                entries += cached[next..<index]
+                entries.append(entry)
+                next = index + 1
+            case .insert(let index, let entry):
+                entries += cached[next..<index]
+                entries.append(entry)
+                next = index
+            }
+        }
+        entries += cached[next...]
+        return entries
     }
 
     /// The listed records' metadata as `Decoder` decodes it, in the order of the last listing.
