@@ -40,35 +40,26 @@ final class TokenMetadataCache: Sendable {
         let version: UInt64
         /// The opened metadata; `nil` for a row this unlock does not list (another access group's
         /// or bound to another device), kept so that it is not opened again while unchanged.
-        let opened: Opened?
+        let opened: Boxed<TokenRecordMetadata>?
         /// What a decoder made of the opened metadata.
         var decoded: DecodedValue?
     }
 
-    /// A listed record's opened metadata.
-    private final class Opened: Sendable {
-        let metadata: TokenRecordMetadata
+    /// One value behind one reference.
+    private final class Boxed<Value: Sendable>: Sendable {
+        let value: Value
 
-        init(_ metadata: TokenRecordMetadata) {
-            self.metadata = metadata
+        init(_ value: Value) {
+            self.value = value
         }
     }
 
     /// One record's value as decoded by the decoder type `decoder`.
     private struct DecodedValue {
         let decoder: ObjectIdentifier
-        /// A ``DecodedBox`` of the decoder's `Decoded` type: a decoder type has one `Decoded` type,
-        /// so equal `decoder`s mean the same box type.
+        /// A ``Boxed`` of the decoder's `Decoded` type: a decoder type has one `Decoded` type, so
+        /// equal `decoder`s mean the same box type.
         let box: AnyObject & Sendable
-    }
-
-    /// One decoded value, behind one reference.
-    private final class DecodedBox<Value: Sendable>: Sendable {
-        let value: Value
-
-        init(_ value: Value) {
-            self.value = value
-        }
     }
 
     /// Every listed record's value, in listing order, as decoded by `Decoder`.
@@ -94,10 +85,8 @@ final class TokenMetadataCache: Sendable {
         /// The ids of ``listed``, in order, once asked for, while ``entries`` has not changed.
         var listedIDs: [String]?
 
-        /// Sets ``entries`` to `entries` (keeps them for `nil`: they were changed in place) and
-        /// drops what was made from the old ones.
-        mutating func replaceEntries(with entries: [Entry]?) {
-            if let entries { self.entries = entries }
+        /// Drops what was made from ``entries`` before they changed.
+        mutating func entriesChanged() {
             revision &+= 1
             listed = nil
             decodedListing = nil
@@ -129,11 +118,12 @@ final class TokenMetadataCache: Sendable {
 
         guard let previous, previous.epoch == stamp.epoch, !cached.isEmpty else {
             let entries = try records.rows(kind: .token).map { row in
-                Entry(recordID: row.id, version: row.version, opened: try open(row).map(Opened.init), decoded: nil)
+                Entry(recordID: row.id, version: row.version, opened: try open(row).map(Boxed.init), decoded: nil)
             }
             state.withLock { state in
                 state.stamp = stamp
-                state.replaceEntries(with: entries)
+                state.entries = entries
+                state.entriesChanged()
             }
             return
         }
@@ -150,10 +140,10 @@ final class TokenMetadataCache: Sendable {
                 // neither copied nor released.
                 cached = []
                 Self.apply(edits, to: &state.entries)
-                state.replaceEntries(with: nil)
             } else {
-                state.replaceEntries(with: Self.applied(edits, to: cached))
+                state.entries = Self.applied(edits, to: cached)
             }
+            state.entriesChanged()
         }
     }
 
@@ -192,7 +182,7 @@ final class TokenMetadataCache: Sendable {
             }
             // Listed in this snapshot, so it is there; a row gone all the same is left out.
             let entry = try records.row(id: id).map { row in
-                Entry(recordID: id, version: row.version, opened: try open(row).map(Opened.init), decoded: nil)
+                Entry(recordID: id, version: row.version, opened: try open(row).map(Boxed.init), decoded: nil)
             }
             switch (isCached, entry) {
             case (true, let entry?): edits.append(.replace(next, entry))
@@ -269,9 +259,9 @@ final class TokenMetadataCache: Sendable {
         for index in entries.indices {
             guard let opened = entries[index].opened else { continue }
             if let decoded = entries[index].decoded, decoded.decoder == key {
-                values.append(unsafeDowncast(decoded.box, to: DecodedBox<Decoder.Decoded>.self).value)
+                values.append(unsafeDowncast(decoded.box, to: Boxed<Decoder.Decoded>.self).value)
             } else {
-                let value = try decoder.decode(opened.metadata)
+                let value = try decoder.decode(opened.value)
                 values.append(value)
                 fresh.append((index, value))
             }
@@ -281,7 +271,7 @@ final class TokenMetadataCache: Sendable {
         state.withLock { state in
             guard state.revision == revision else { return }
             for (index, value) in fresh {
-                state.entries[index].decoded = DecodedValue(decoder: key, box: DecodedBox(value))
+                state.entries[index].decoded = DecodedValue(decoder: key, box: Boxed(value))
             }
             state.decodedListing = listing
         }
@@ -293,7 +283,7 @@ final class TokenMetadataCache: Sendable {
     var listed: [TokenRecordMetadata] {
         state.withLock { state in
             if let listed = state.listed { return listed }
-            let listed = state.entries.compactMap { $0.opened?.metadata }
+            let listed = state.entries.compactMap { $0.opened?.value }
             state.listed = listed
             return listed
         }
@@ -304,7 +294,7 @@ final class TokenMetadataCache: Sendable {
     var listedIDs: [String] {
         state.withLock { state in
             if let ids = state.listedIDs { return ids }
-            let ids = state.entries.compactMap { $0.opened?.metadata.id }
+            let ids = state.entries.compactMap { $0.opened?.value.id }
             state.listedIDs = ids
             return ids
         }
