@@ -22,7 +22,7 @@ extension Credential {
         // The loop holds the credential until it ends: the process keeps an instance only while
         // something holds it, and an app may start the refresh and let go of the credential.
         let task = Task {
-            defer { automaticRefreshLoop.withLock { if $0?.id == id { $0 = nil } } }
+            defer { state.withLock { if $0.automaticRefreshLoop?.id == id { $0.automaticRefreshLoop = nil } } }
             var failures = 0
             while !Task.isCancelled {
                 // The expiry is not secret: the loop keeps its schedule while the vault is locked.
@@ -49,23 +49,23 @@ extension Credential {
                 }
             }
         }
-        automaticRefreshLoop.withLock { previous in
-            previous?.task.cancel()
-            previous = (id, task)
+        state.withLock { state in
+            state.automaticRefreshLoop?.task.cancel()
+            state.automaticRefreshLoop = (id, task)
         }
     }
 
     /// Stops the automatic refresh, if running.
     public func stopAutomaticRefresh() {
-        automaticRefreshLoop.withLock { running in
-            running?.task.cancel()
-            running = nil
+        state.withLock { state in
+            state.automaticRefreshLoop?.task.cancel()
+            state.automaticRefreshLoop = nil
         }
     }
 
     /// Whether the automatic refresh loop is running (it ends by itself on `invalid_grant`).
     public var isRefreshingAutomatically: Bool {
-        automaticRefreshLoop.withLock { $0 != nil }
+        state.withLock { $0.automaticRefreshLoop != nil }
     }
 
     /// Whether the token is refreshed automatically before it expires, as Okta's

@@ -107,7 +107,7 @@ extension Credential {
     public func userInfo() async throws -> UserInfo {
         let token = try currentToken()
         let info = try await CredentialError.translating { try await oauth2.userInfo(token) }
-        cachedUserInfo.withLock { $0 = info }
+        state.withLock { $0.userInfo = info }
         return info
     }
 
@@ -198,15 +198,15 @@ extension Credential {
     /// token; the others (a thousand concurrent callers, say) only check that it is still readable.
     func refresh(force: Bool, graceInterval: TimeInterval, parameters: [String: String] = [:]) async throws -> Token {
         _ = try expiryForRefresh()
-        let flight = refreshFlight.withLock { inFlight -> Task<Token, any Error> in
-            if let inFlight { return inFlight }
+        let flight = state.withLock { state -> Task<Token, any Error> in
+            if let inFlight = state.refreshFlight { return inFlight }
             let task = Task {
-                defer { refreshFlight.withLock { $0 = nil } }
+                defer { self.state.withLock { $0.refreshFlight = nil } }
                 let startedFrom = try tokenForRefresh()
                 return try await performRefresh(
                     startedFrom: startedFrom, force: force, graceInterval: graceInterval, parameters: parameters)
             }
-            inFlight = task
+            state.refreshFlight = task
             return task
         }
         return try await flight.value

@@ -30,6 +30,14 @@ public final class Credential: Sendable, Identifiable, Equatable {
         /// The context for reading the token back in this process (the last one given).
         var context: (any AuthenticationContext)?
         var removed = false
+        /// The client ``oauth2`` made.
+        var client: OAuth2Client?
+        /// The refresh in flight, which every concurrent caller joins.
+        var refreshFlight: Task<Token, any Error>?
+        /// The automatic refresh loop, when running, with an id the loop clears itself by.
+        var automaticRefreshLoop: (id: UUID, task: Task<Void, Never>)?
+        /// The answer of the last successful ``userInfo()``.
+        var userInfo: UserInfo?
     }
 
     /// The token's id (stable across refreshes).
@@ -43,27 +51,22 @@ public final class Credential: Sendable, Identifiable, Equatable {
     /// ``Credential/httpClient`` as it is when each request is sent. Made on first use: most
     /// credentials a store or a `find` returns never send a request.
     public var oauth2: OAuth2Client {
-        client.withLock { client in
-            if let client { return client }
+        state.withLock { state in
+            if let client = state.client { return client }
             let made = OAuth2Client(
                 issuer: clientContext.issuer, clientID: clientContext.clientID,
                 clientSecret: clientContext.clientSecret, scopes: clientContext.scopes,
                 httpClient: CurrentCredentialHTTPClient(), requestTimeout: requestTimeout)
-            client = made
+            state.client = made
             return made
         }
     }
     /// What ``oauth2`` is made from: the token's issuer, client id, client secret and scopes.
     private let clientContext: Token.Context
     private let requestTimeout: TimeInterval
-    private let client = Locked<OAuth2Client?>(nil)
-    private let state: Locked<State>
-    /// The refresh in flight, which every concurrent caller joins.
-    let refreshFlight = Locked<Task<Token, any Error>?>(nil)
-    /// The automatic refresh loop, when running, with an id the loop clears itself by.
-    let automaticRefreshLoop = Locked<(id: UUID, task: Task<Void, Never>)?>(nil)
-    /// The answer of the last successful ``userInfo()``.
-    let cachedUserInfo = Locked<UserInfo?>(nil)
+    /// Everything that changes, behind one lock: a store or a `find` makes many credentials, and
+    /// each lock is two allocations.
+    let state: Locked<State>
 
     init(
         token: Token, metadata: Token.Metadata, storage: any TokenStorage, context: (any AuthenticationContext)?,
@@ -154,7 +157,7 @@ public final class Credential: Sendable, Identifiable, Equatable {
     /// Marks this instance removed after its token was removed from storage.
     func didRemove(wasDefault: Bool) {
         state.withLock { $0.removed = true }
-        cachedUserInfo.withLock { $0 = nil }
+        state.withLock { $0.userInfo = nil }
         stopAutomaticRefresh()
         CredentialCoordinator.shared.forget(self)
         if wasDefault { CredentialCoordinator.shared.postDefaultChanged(nil) }
