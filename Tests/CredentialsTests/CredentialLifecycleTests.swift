@@ -292,6 +292,36 @@ extension CredentialTests {
             #expect(try stored(credential) == credential.token)
         }
 
+        @Test func stoppingTheRefreshLetsACancellationHandlerReadTheCredential() async throws {
+            let server = try AuthorizationServer()
+            let credential = try await expiringCredential(server)
+            let sleeping = Locked(false)
+            let readOnCancel = Locked<Bool?>(nil)
+            credential.startAutomaticRefresh(
+                graceInterval: 60,
+                sleep: { _ in
+                    try await withTaskCancellationHandler {
+                        sleeping.withLock { $0 = true }
+                        try await Task.sleep(for: .seconds(3600))
+                    } onCancel: {
+                        // Runs inside stopAutomaticRefresh(), on its thread.
+                        readOnCancel.withLock { $0 = credential.isRemoved }
+                    }
+                })
+            try await eventually { sleeping.value }
+            // On a thread of its own, so a stop that cancelled under the credential's lock would
+            // fail here rather than hang the run.
+            let stopped = Locked(false)
+            Thread.detachNewThread {
+                credential.stopAutomaticRefresh()
+                stopped.withLock { $0 = true }
+            }
+            try await eventually(seconds: 10) { stopped.value }
+            guard stopped.value else { return }  // the credential's lock is still held
+            #expect(readOnCancel.value == false)
+            #expect(!credential.isRefreshingAutomatically)
+        }
+
         @Test func automaticRefreshHoldsACredentialTheAppLetGoOfUntilTheLoopEnds() async throws {
             let server = try AuthorizationServer()
             let sleeps = Locked(0)

@@ -49,18 +49,21 @@ extension Credential {
                 }
             }
         }
-        state.withLock { state in
-            state.automaticRefreshLoop?.task.cancel()
-            state.automaticRefreshLoop = (id, task)
+        // Cancelled outside the lock: a cancellation handler may read the credential.
+        let previous = state.withLock { state in
+            defer { state.automaticRefreshLoop = (id, task) }
+            return state.automaticRefreshLoop?.task
         }
+        previous?.cancel()
     }
 
     /// Stops the automatic refresh, if running.
     public func stopAutomaticRefresh() {
-        state.withLock { state in
-            state.automaticRefreshLoop?.task.cancel()
-            state.automaticRefreshLoop = nil
+        let running = state.withLock { state in
+            defer { state.automaticRefreshLoop = nil }
+            return state.automaticRefreshLoop?.task
         }
+        running?.cancel()
     }
 
     /// Whether the automatic refresh loop is running (it ends by itself on `invalid_grant`).
