@@ -49,21 +49,23 @@ extension Credential {
                 }
             }
         }
-        // Cancelled outside the lock: a cancellation handler may read the credential.
-        let previous = state.withLock { state in
-            defer { state.automaticRefreshLoop = (id, task) }
-            return state.automaticRefreshLoop?.task
-        }
-        previous?.cancel()
+        replaceAutomaticRefreshLoop(with: (id, task))
     }
 
     /// Stops the automatic refresh, if running.
     public func stopAutomaticRefresh() {
-        let running = state.withLock { state in
-            defer { state.automaticRefreshLoop = nil }
-            return state.automaticRefreshLoop?.task
+        replaceAutomaticRefreshLoop(with: nil)
+    }
+
+    /// Keeps `loop` as the running loop and cancels the one it replaces.
+    private func replaceAutomaticRefreshLoop(with loop: (id: UUID, task: Task<Void, Never>)?) {
+        let replaced = state.withLock { state in
+            let replaced = state.automaticRefreshLoop?.task
+            state.automaticRefreshLoop = loop
+            return replaced
         }
-        running?.cancel()
+        // Cancelled outside the lock: a cancellation handler may read the credential.
+        replaced?.cancel()
     }
 
     /// Whether the automatic refresh loop is running (it ends by itself on `invalid_grant`).

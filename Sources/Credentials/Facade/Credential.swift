@@ -156,8 +156,10 @@ public final class Credential: Sendable, Identifiable, Equatable {
 
     /// Marks this instance removed after its token was removed from storage.
     func didRemove(wasDefault: Bool) {
-        state.withLock { $0.removed = true }
-        state.withLock { $0.userInfo = nil }
+        state.withLock { state in
+            state.removed = true
+            state.userInfo = nil
+        }
         stopAutomaticRefresh()
         CredentialCoordinator.shared.forget(self)
         if wasDefault { CredentialCoordinator.shared.postDefaultChanged(nil) }
