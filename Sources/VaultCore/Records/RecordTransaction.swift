@@ -20,8 +20,11 @@ struct RecordTransaction {
     let format: Int
     /// What the session opened of the digests before, so an unchanged one is not opened again.
     private let opened: OpenedRows?
-    /// The digests loaded so far, by scope id (empty: vault-wide).
-    private var states: [[UInt8]: IntegrityState] = [:]
+    /// The vault-wide digest, once loaded. It is kept apart from the groups' so that the usual
+    /// write, of no access group, builds no dictionary.
+    private var vaultWideState: IntegrityState?
+    /// The digests of access groups loaded so far, by scope id.
+    private var groupStates: [[UInt8]: IntegrityState] = [:]
     /// The group of each scope id this transaction has met.
     private var groups: [[UInt8]: String] = [:]
     private var knowsAllGroups = false
@@ -144,38 +147,41 @@ struct RecordTransaction {
         try db.insertSlot(slot)
         let key = try keys.integrityKey(forGroup: nil)
         try state(nil)
-        states[[]]!.digest.add(slot.integrityHash(key: key))
+        changeDigest(of: nil) { $0.add(slot.integrityHash(key: key)) }
     }
 
     mutating func deleteSlot(_ slot: KeySlot) throws {
         try db.deleteSlot(id: slot.id)
         let key = try keys.integrityKey(forGroup: nil)
         try state(nil)
-        states[[]]!.digest.subtract(slot.integrityHash(key: key))
+        changeDigest(of: nil) { $0.subtract(slot.integrityHash(key: key)) }
     }
 
     /// Seals every digest touched with its next generation. Call last, inside the same SQL transaction.
     mutating func commit() throws {
-        for (scope, state) in states {
-            var next = state
-            next.generation += 1
-            let group = scope.isEmpty ? nil : groups[scope]
-            try next.store(
-                into: store, scope: scope.isEmpty ? nil : scope, key: keys.integrityKey(forGroup: group),
-                epoch: keys.epoch, vaultID: vaultID, opened: opened)
-        }
+        if let vaultWideState { try seal(vaultWideState, scope: nil, group: nil) }
+        for (scope, state) in groupStates { try seal(state, scope: scope, group: groups[scope]) }
+    }
+
+    /// Stores `state` with its next generation as the digest of `scope`, of `group`.
+    private func seal(_ state: IntegrityState, scope: [UInt8]?, group: String?) throws {
+        var next = state
+        next.generation += 1
+        try next.store(
+            into: store, scope: scope, key: keys.integrityKey(forGroup: group), epoch: keys.epoch, vaultID: vaultID,
+            opened: opened)
     }
 
     // MARK: Digests
 
     private mutating func add(_ row: RecordRow) throws {
         let key = try integrityKey(of: row.scope)
-        states[row.scope ?? []]!.digest.add(row.integrityHash(key: key))
+        changeDigest(of: row.scope) { $0.add(row.integrityHash(key: key)) }
     }
 
     private mutating func subtract(_ row: RecordRow) throws {
         let key = try integrityKey(of: row.scope)
-        states[row.scope ?? []]!.digest.subtract(row.integrityHash(key: key))
+        changeDigest(of: row.scope) { $0.subtract(row.integrityHash(key: key)) }
     }
 
     /// The integrity key of `scope`, with its digest loaded.
@@ -188,15 +194,30 @@ struct RecordTransaction {
     /// full access (the group is new); a scoped unlock's groups always have one.
     @discardableResult
     private mutating func state(_ scope: [UInt8]?) throws -> IntegrityState {
-        if let loaded = states[scope ?? []] { return loaded }
+        if let loaded = loadedState(scope) { return loaded }
         let key = try keys.integrityKey(forGroup: group(of: scope))
         let stored = try IntegrityState.load(
             from: records, scope: scope, key: key, epoch: keys.epoch, vaultID: vaultID, opened: opened)
         guard let state = stored ?? (keys.scope == nil ? .empty : nil) else {
             throw VaultError.integrity("the digest of an access group is missing")
         }
-        states[scope ?? []] = state
+        if let scope { groupStates[scope] = state } else { vaultWideState = state }
         return state
+    }
+
+    /// The digest of `scope` if this transaction loaded it.
+    private func loadedState(_ scope: [UInt8]?) -> IntegrityState? {
+        guard let scope else { return vaultWideState }
+        return groupStates[scope]
+    }
+
+    /// Changes the loaded digest of `scope` (``state(_:)`` has loaded it).
+    private mutating func changeDigest(of scope: [UInt8]?, _ change: (inout IntegrityDigest) -> Void) {
+        if let scope {
+            change(&groupStates[scope]!.digest)
+        } else {
+            change(&vaultWideState!.digest)
+        }
     }
 
     /// The group a scope id stands for.
