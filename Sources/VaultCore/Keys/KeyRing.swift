@@ -35,6 +35,9 @@ final class KeyRing: Sendable {
     /// Seals vault-wide metadata rows (the group directory, the default token id, slot scopes);
     /// full access only.
     private let vaultMetadataKey: SymmetricKey?
+    /// The index key of the vault-wide records (``indexKey(forGroup:)`` for `nil`), derived once:
+    /// every store of a token needs it.
+    private let vaultIndexKey: SymmetricKey?
     /// Seals the enrolled-factor records, which every unlock needs for access-controlled items.
     private let factorKey: SymmetricKey?
     /// The access groups a scoped ring may use; `nil` for full access.
@@ -87,6 +90,7 @@ final class KeyRing: Sendable {
         self.lookupKey = lookupKey
         self.vaultIntegrityKey = vaultIntegrityKey
         self.vaultMetadataKey = vaultMetadataKey
+        vaultIndexKey = vaultMetadataKey.map(Self.indexKey(from:))
         self.factorKey = factorKey
         self.scope = scope
         self.classRoots = classRoots
@@ -180,13 +184,19 @@ final class KeyRing: Sendable {
         try scopedKey(group, vaultWide: vaultMetadataKey, granted: groupMetadataKeys, label: "group metadata")
     }
 
+    /// The index key derived from a metadata key.
+    private static func indexKey(from metadataKey: SymmetricKey) -> SymmetricKey {
+        BLAKE2b.deriveKey(from: Array("TVindex1".utf8), key: metadataKey)
+    }
+
     /// The key of `group`'s index terms (or the vault-wide records' for `nil`): derived from the
     /// group's metadata key, so exactly the unlocks that read the group's metadata can query it.
     ///
     /// - Throws: ``VaultError/accessDenied(_:)`` for a scope this unlock does not hold.
     func indexKey(forGroup group: String?) throws -> SymmetricKey {
+        if group == nil, let vaultIndexKey { return vaultIndexKey }
         if let known = indexKeys.withLock({ $0[group] }) { return known }
-        let key = BLAKE2b.deriveKey(from: Array("TVindex1".utf8), key: try metadataKey(forGroup: group))
+        let key = Self.indexKey(from: try metadataKey(forGroup: group))
         indexKeys.withLock { $0[group] = key }
         return key
     }
@@ -241,6 +251,7 @@ final class KeyRing: Sendable {
         keys += groupIntegrityKeys.values.map { ("group integrity", $0) }
         keys += groupMetadataKeys.values.map { ("group metadata", $0) }
         keys += domainKeys.withLock { $0 }.map { ("domain key \($0.key.domain.accessibility.rawValue)", $0.value) }
+        if let vaultIndexKey { keys.append(("index key", vaultIndexKey)) }
         keys += indexKeys.withLock { $0 }.values.map { ("index key", $0) }
         return keys
     }
