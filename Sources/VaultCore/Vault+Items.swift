@@ -39,11 +39,11 @@ extension Vault {
         }
         let id = try existing?.id ?? transaction.newRecordID()
         let content: ItemEnvelope.Content
-        if let value = item.value {
+        if let value = item.value, domain.accessControl.isEmpty {
             // Without access control there is no factor to seal to, so no factor record to read.
-            let factors =
-                domain.accessControl.isEmpty
-                ? [:] : try FactorStore.records(in: transaction.records, keys: keys, vaultID: vaultID)
+            content = .value(value)
+        } else if let value = item.value {
+            let factors = try FactorStore.records(in: transaction.records, keys: keys, vaultID: vaultID)
             let requirement = try AccessRequirement.plan(domain.accessControl, enrolled: Set(factors.keys))
             content =
                 try requirement.map {
