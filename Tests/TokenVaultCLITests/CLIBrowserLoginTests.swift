@@ -58,6 +58,20 @@ struct CLIBrowserLoginTests {
         return (String(decoding: data, as: UTF8.self), (response as? HTTPURLResponse)?.statusCode ?? 0)
     }
 
+    /// Expects that `url` is not served again now that the CLI has exited: the request fails, or,
+    /// when it is answered, a process other than TokenVault listens on that port. (A freed port is
+    /// any process's to take, and the other tests start servers on ports the system picks.)
+    func expectNoTokenVaultListener(at url: URL) async {
+        guard (try? await deliver(url)) != nil else { return }
+        let listeners = PortListeners.on(port: url.port ?? 0)
+        let tokenVault = listeners.filter {
+            URL(fileURLWithPath: $0.executable).lastPathComponent.hasPrefix("tokenvault")
+        }
+        #expect(
+            !listeners.isEmpty && tokenVault.isEmpty,
+            "port \(url.port ?? 0) answered; listening there: \(listeners.isEmpty ? "nobody" : "\(listeners)")")
+    }
+
     func storedTokens(_ vault: CLIVault) throws -> Int {
         (try vault.run(["list", "--json"]).json() as? [Any])?.count ?? -1
     }
@@ -109,7 +123,7 @@ struct CLIBrowserLoginTests {
         #expect(!result.stdout.contains(code) && !stderr.contains(code))
 
         // Exactly one request was served: the listener is closed once the response came back.
-        await #expect(throws: (any Error).self) { _ = try await deliver(redirect) }
+        await expectNoTokenVaultListener(at: redirect)
 
         let shown = try #require(try vault.run(["show", id, "--json"]).json() as? [String: Any])
         #expect(shown["issuer"] as? String == server.url.absoluteString)
@@ -191,7 +205,7 @@ struct CLIBrowserLoginTests {
         let (result, stderr) = login.finish()
         #expect(result.status == 6, "\(stderr)")
         #expect(stderr.contains("tokenvault: Timed out waiting for the browser"))
-        await #expect(throws: (any Error).self) { _ = try await deliver(login.redirectURI) }
+        await expectNoTokenVaultListener(at: login.redirectURI)
         #expect(try storedTokens(vault) == 0)
     }
 

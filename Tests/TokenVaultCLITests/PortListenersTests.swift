@@ -1,0 +1,53 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The look-up that tells whose listener answers a port a test's listener has closed.
+@Suite struct PortListenersTests {
+    @Test func aListenerInThisProcessIsNamedUntilItCloses() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(descriptor >= 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let listening = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && listen(descriptor, 1) == 0
+                    && getsockname(descriptor, $0, &length) == 0
+            }
+        }
+        try #require(listening)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let listeners = PortListeners.on(port: port)
+        #expect(listeners.map(\.pid) == [getpid()] && listeners.map(\.executable) == [executable])
+        close(descriptor)
+        #expect(PortListeners.on(port: port).isEmpty)
+    }
+
+    @Test func aListenerInAnotherProcessIsNamedWithItsExecutable() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [
+            "-c",
+            "import socket, sys; s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(); "
+                + "print(s.getsockname()[1], flush=True); sys.stdin.read()",
+        ]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        defer {
+            try? input.fileHandleForWriting.close()  // ends the child's read, and with it the child
+            process.waitUntilExit()
+        }
+        let printed = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        let port = try #require(Int(printed.trimmingCharacters(in: .whitespacesAndNewlines)))
+        let listeners = PortListeners.on(port: port)
+        #expect(listeners.map(\.pid) == [process.processIdentifier])
+        #expect(
+            listeners.first.map { URL(fileURLWithPath: $0.executable).lastPathComponent.hasPrefix("python3") } == true)
+    }
+}
