@@ -78,6 +78,23 @@ import VaultStorage
         #expect(none.count == 0 && none.sealedByteCount == 0)
     }
 
+    @Test func aKindIsReadAPageAtATimeInIdOrder() throws {
+        // Tokens with ids 1 to 7, another kind's rows between them.
+        let tokens = (1...7).map { Self.row(id: UInt8($0) * 2, kind: .token, lookup: UInt8($0) * 2) }
+        let others = (1...7).map { Self.row(id: UInt8($0) * 2 + 1, kind: .keyValueItem, lookup: UInt8($0) * 2 + 1) }
+        try write { store in for row in (others + tokens).reversed() { try store.insert(row) } }
+        var pages: [[RecordRow]] = []
+        var last: [UInt8]?
+        repeat {
+            pages.append(try read { try $0.rows(kind: .token, after: last, limit: 3) })
+            last = pages.last?.last?.id
+        } while pages.last?.count == 3
+        #expect(pages == [Array(tokens[0..<3]), Array(tokens[3..<6]), [tokens[6]]])
+        #expect(try read { try $0.rows(kind: .token, after: tokens[6].id, limit: 3) } == [])
+        // An id that is no row's starts the page after it all the same.
+        #expect(try read { try $0.rows(kind: .token, after: others[1].id, limit: 2) } == Array(tokens[2..<4]))
+    }
+
     @Test func anUpdateAtTheVersionReadReplacesTheRow() throws {
         let original = Self.row(id: 1, lookup: 0xa1, version: 4)
         try write { try $0.insert(original) }

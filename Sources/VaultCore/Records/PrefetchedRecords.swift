@@ -28,6 +28,8 @@ struct PrefetchedRecords: RecordReader {
 
     func rows(kind: RecordKind) throws -> [RecordRow] { throw Miss() }
 
+    func rows(kind: RecordKind, after recordID: [UInt8]?, limit: Int) throws -> [RecordRow] { throw Miss() }
+
     func row(id: [UInt8]) throws -> RecordRow? { throw Miss() }
 
     func recordIDs(term: [UInt8]) throws -> [[UInt8]] { throw Miss() }

@@ -139,6 +139,17 @@ package protocol RecordReader {
     /// - Throws: ``VaultError/integrity(_:)`` for a row of unknown kind; storage errors.
     func rows(kind: RecordKind) throws -> [RecordRow]
 
+    /// The next rows of one kind after a record id, in record id order: a page of
+    /// ``rows(kind:)``, so that a caller going through every row holds one page at a time.
+    ///
+    /// - Parameters:
+    ///   - kind: The kind of rows to return.
+    ///   - recordID: The record id the page starts after, or `nil` for the first page.
+    ///   - limit: The most rows to return; fewer means there are no more.
+    /// - Returns: The rows.
+    /// - Throws: ``VaultError/integrity(_:)`` for a row of unknown kind; storage errors.
+    func rows(kind: RecordKind, after recordID: [UInt8]?, limit: Int) throws -> [RecordRow]
+
     /// The row with a record id.
     ///
     /// - Parameter id: The record id.

@@ -102,6 +102,19 @@ struct PostgresRecordStore: RecordStore {
         ).map(Self.row)
     }
 
+    func rows(kind: RecordKind, after recordID: [UInt8]?, limit: Int) throws -> [RecordRow] {
+        guard let recordID else {
+            return try db.query(
+                "SELECT \(Self.columns) FROM records WHERE kind = $1 ORDER BY record_id LIMIT $2",
+                [.int8(Int64(kind.rawValue)), .int8(Int64(limit))]
+            ).map(Self.row)
+        }
+        return try db.query(
+            "SELECT \(Self.columns) FROM records WHERE kind = $1 AND record_id > $2 ORDER BY record_id LIMIT $3",
+            [.int8(Int64(kind.rawValue)), .bytea(recordID), .int8(Int64(limit))]
+        ).map(Self.row)
+    }
+
     func versions(kind: RecordKind) throws -> [(id: [UInt8], version: UInt64)] {
         try db.query(
             "SELECT record_id, version FROM records WHERE kind = $1 ORDER BY record_id", [.int8(Int64(kind.rawValue))]

@@ -102,6 +102,17 @@ package struct SQLiteRecordStore: RecordStore {
             row: Self.row)
     }
 
+    package func rows(kind: RecordKind, after recordID: [UInt8]?, limit: Int) throws -> [RecordRow] {
+        guard let recordID else {
+            return try db.query(
+                "SELECT \(Self.columns) FROM records WHERE kind = ? ORDER BY record_id LIMIT ?",
+                [.integer(Int64(kind.rawValue)), .integer(Int64(limit))], row: Self.row)
+        }
+        return try db.query(
+            "SELECT \(Self.columns) FROM records WHERE kind = ? AND record_id > ? ORDER BY record_id LIMIT ?",
+            [.integer(Int64(kind.rawValue)), .blob(recordID), .integer(Int64(limit))], row: Self.row)
+    }
+
     /// The ids and versions of one kind's rows, in record id order, without reading a sealed blob.
     /// In a format version 3 file `records_by_kind` covers the query: no table row is read.
     package func versions(kind: RecordKind) throws -> [(id: [UInt8], version: UInt64)] {
