@@ -245,8 +245,8 @@ extension Vault {
             try openToken(stored, groups: candidateGroups(in: records, keys: keys), keys: keys).domain.accessGroup)
     }
 
-    /// A token's look-up tag, filed vault-wide whatever its group; `remembering: false` for a new
-    /// id (``KeyRing/lookup(kind:accessGroup:name:remembering:)``).
+    /// A token's look-up tag, filed vault-wide whatever its group; `remembering: false` for a name
+    /// seen once, such as a new id or a listed record's (``KeyRing/lookup(kind:accessGroup:name:remembering:)``).
     private func tokenLookup(_ id: String, _ keys: KeyRing, remembering: Bool = true) -> [UInt8] {
         keys.lookup(kind: .token, accessGroup: nil, name: id, remembering: remembering)
     }
@@ -273,7 +273,9 @@ extension Vault {
             throw error
         }
         guard keys.isInScope(opened.domain.accessGroup) else { throw Self.outOfScope }
-        guard row.lookup == tokenLookup(opened.envelope.name, keys) else {
+        // Not remembered: a listing checks every record's tag once, and keeping each would push
+        // out the few tags writes use again.
+        guard row.lookup == tokenLookup(opened.envelope.name, keys, remembering: false) else {
             throw VaultError.integrity("a record does not hold the token it is filed under")
         }
         return opened
