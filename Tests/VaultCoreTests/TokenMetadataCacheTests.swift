@@ -223,6 +223,22 @@ import VaultCore
         static func decode(_ record: TokenRecordMetadata) throws -> Int { record.metadata.count }
     }
 
+    /// A first listing reads and opens the rows a page at a time, each page's over the cores: it
+    /// lists every token in id order across the pages, on every kind of vault.
+    @Test(arguments: VaultKind.all)
+    func aFirstListingOfManyPagesListsEveryToken(kind: VaultKind) throws {
+        let vault = try kind.make(directory)
+        let ids = (0..<2_100).map { "t\($0)" }
+        try vault.insertTokenRecordsForBenchmarking(
+            ids.map { BenchmarkTokenRecord(id: $0, metadata: Array("m-\($0)".utf8), terms: [], secret: [1]) },
+            policy: .default)
+        #expect(try vault.tokenRecordIDs() == ids)
+        #expect(try vault.tokenMetadata(decodedBy: UppercasingDecoder.self) == ids.map { "M-\($0.uppercased())" })
+        #expect(
+            try vault.allTokenRecordMetadata().map { String(decoding: $0.metadata, as: UTF8.self) }
+                == ids.map { "m-\($0)" })
+    }
+
     @Test func decodersUsedInTurnEachGetTheirOwnValues() throws {
         let (vault, _, _) = try TestVaults.keyFileVault(in: directory)
         for index in 0..<3 { try Self.insert("t\(index)", metadata: "m\(index)", into: vault) }

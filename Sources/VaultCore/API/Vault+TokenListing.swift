@@ -32,25 +32,25 @@ extension Vault {
     func listedTokenRecords() throws -> (cache: TokenMetadataCache?, uncached: [TokenRecordMetadata]) {
         try readConnection { db, keys in
             let records = db.records
-            var groups: [String?]?
-            func open(_ row: RecordRow) throws -> TokenRecordMetadata? {
-                let candidates = try groups ?? candidateGroups(in: records, keys: keys)
-                groups = candidates
-                do {
-                    return try metadata(of: row, groups: candidates, keys: keys)
-                } catch VaultError.unavailableOnThisDevice, VaultError.accessDenied {
-                    return nil
+            func opener() throws -> TokenMetadataCache.RowOpener {
+                let groups = try candidateGroups(in: records, keys: keys)
+                return { row in
+                    do {
+                        return try self.metadata(of: row, groups: groups, keys: keys)
+                    } catch VaultError.unavailableOnThisDevice, VaultError.accessDenied {
+                        return nil
+                    }
                 }
             }
             // Only the cache of the session that holds these keys: had a lock or a new unlock come
             // in between, rows opened with these keys must not land in the new session's cache.
             guard let cache = session.withLock({ $0.keys === keys ? $0.tokenMetadata : nil }) else {
-                return (nil, try records.rows(kind: .token).compactMap(open))
+                return (nil, try records.rows(kind: .token).compactMap(opener()))
             }
             let stamp = TokenMetadataCache.Stamp(
                 changes: try db.changeStamp(), epoch: keys.epoch,
                 hasDeviceSecret: (try? deviceSecret(creating: false)) != nil)
-            try cache.refresh(stamp: stamp, records: records, open: open)
+            try cache.refresh(stamp: stamp, records: records, opener: opener)
             return (cache, [])
         }
     }

@@ -30,6 +30,9 @@ final class TokenMetadataCache: Sendable {
         let hasDeviceSecret: Bool
     }
 
+    /// Opens a token row into its metadata, or gives `nil` for a row this unlock does not list.
+    typealias RowOpener = @Sendable (RecordRow) throws -> TokenRecordMetadata?
+
     /// One token row as the cache last saw it.
     ///
     /// Every listing after a change copies each entry once, and each copy retains every object it
@@ -103,11 +106,13 @@ final class TokenMetadataCache: Sendable {
     /// - Parameters:
     ///   - stamp: The snapshot's stamp.
     ///   - records: The snapshot's records.
-    ///   - open: Opens a token row into its metadata, or `nil` for a row this unlock does not list;
-    ///     it throws for a row that makes the listing fail (a locked class, a damaged row).
-    /// - Throws: What `open` and `records` throw.
+    ///   - opener: Makes the function that opens a token row into its metadata, or gives `nil` for
+    ///     a row this unlock does not list, and throws for a row that makes the listing fail (a
+    ///     locked class, a damaged row). Called at most once, on this thread, once a row is to be
+    ///     opened; the function it makes may run on several threads at once.
+    /// - Throws: What `opener`, the function it makes and `records` throw.
     func refresh(
-        stamp: Stamp, records: any RecordReader, open: (RecordRow) throws -> TokenRecordMetadata?
+        stamp: Stamp, records: any RecordReader, opener: () throws -> RowOpener
     ) throws {
         var cached: [Entry] = []
         let (previous, revision) = state.withLock { state in
@@ -115,10 +120,28 @@ final class TokenMetadataCache: Sendable {
             return (state.stamp, state.revision)
         }
         if previous == stamp { return }
+        var made: RowOpener?
+        func rowOpener() throws -> RowOpener {
+            if let made { return made }
+            let new = try opener()
+            made = new
+            return new
+        }
 
         guard let previous, previous.epoch == stamp.epoch, !cached.isEmpty else {
-            let entries = try records.rows(kind: .token).map { row in
-                Entry(recordID: row.id, version: row.version, opened: try open(row).map(Boxed.init), decoded: nil)
+            // Every row is opened, each on its own, so a page of rows at a time is spread over the
+            // cores. A page's sealed bytes stay in the processor's caches until they are opened,
+            // and only one page of them is held at a time.
+            let open = try rowOpener()
+            var entries: [Entry] = []
+            var last: [UInt8]?
+            while true {
+                let page = try records.rows(kind: .token, after: last, limit: Self.openingPage)
+                entries += try page.concurrentMap { row in
+                    Entry(recordID: row.id, version: row.version, opened: try open(row).map(Boxed.init), decoded: nil)
+                }
+                guard page.count == Self.openingPage, let next = page.last?.id else { break }
+                last = next
             }
             state.withLock { state in
                 state.stamp = stamp
@@ -129,7 +152,8 @@ final class TokenMetadataCache: Sendable {
         }
         let edits = try Self.edits(
             turning: cached, into: records.versions(kind: .token),
-            reopenSkipped: previous.hasDeviceSecret != stamp.hasDeviceSecret, records: records, open: open)
+            reopenSkipped: previous.hasDeviceSecret != stamp.hasDeviceSecret, records: records,
+            open: { try rowOpener()($0) })
         state.withLock { state in
             state.stamp = stamp
             guard !edits.isEmpty else { return }
@@ -146,6 +170,10 @@ final class TokenMetadataCache: Sendable {
             state.entriesChanged()
         }
     }
+
+    /// The rows read and opened at a time when every row is opened: about 3 MiB of sealed tokens,
+    /// within a processor's last-level cache.
+    private static let openingPage = 1_024
 
     /// The most insertions and removals applied in place: each moves the entries after it, so more
     /// of them make a new array in one pass instead.
@@ -253,25 +281,29 @@ final class TokenMetadataCache: Sendable {
         }
         if let kept = kept as? DecodedListing<Decoder> { return kept.values }
 
-        var values: [Decoder.Decoded] = []
-        values.reserveCapacity(entries.count)
-        var fresh: [(index: Int, value: Decoder.Decoded)] = []
-        for index in entries.indices {
-            guard let opened = entries[index].opened else { continue }
-            if let decoded = entries[index].decoded, decoded.decoder == key {
-                values.append(unsafeDowncast(decoded.box, to: Boxed<Decoder.Decoded>.self).value)
-            } else {
-                let value = try decoder.decode(opened.value)
-                values.append(value)
-                fresh.append((index, value))
+        // Each entry is decoded, or its decoded value found, on its own: spread over the cores. A
+        // new value goes straight into the box the cache keeps, so it is not copied on the way.
+        let boxes = try entries.concurrentMap { entry -> (box: Boxed<Decoder.Decoded>, isFresh: Bool)? in
+            guard let opened = entry.opened else { return nil }
+            if let decoded = entry.decoded, decoded.decoder == key {
+                return (unsafeDowncast(decoded.box, to: Boxed<Decoder.Decoded>.self), false)
             }
+            return (Boxed(try Decoder.decode(opened.value)), true)
         }
         entries = []  // the cache's array is then the only copy, and is updated in place
+        var values: [Decoder.Decoded] = []
+        values.reserveCapacity(boxes.count)
+        var fresh: [(index: Int, box: Boxed<Decoder.Decoded>)] = []
+        for index in boxes.indices {
+            guard let (box, isFresh) = boxes[index] else { continue }
+            values.append(box.value)
+            if isFresh { fresh.append((index, box)) }
+        }
         let listing = DecodedListing<Decoder>(values)
         state.withLock { state in
             guard state.revision == revision else { return }
-            for (index, value) in fresh {
-                state.entries[index].decoded = DecodedValue(decoder: key, box: Boxed(value))
+            for (index, box) in fresh {
+                state.entries[index].decoded = DecodedValue(decoder: key, box: box)
             }
             state.decodedListing = listing
         }

@@ -4,12 +4,13 @@
 /// The decoder's type is the key its values are kept under, so a decoder never gets another
 /// decoder's values, even one that decodes to the same type. The cache keeps the values of the
 /// decoder used last: two decoders used in turn decode again each time.
-package protocol TokenMetadataDecoder {
+package protocol TokenMetadataDecoder: SendableMetatype {
     /// What one record decodes to.
     associatedtype Decoded: Sendable
 
     /// Decodes one record's metadata. It must depend on `record` alone: its result is reused for
-    /// as long as the record is at the same version in the same unlock.
+    /// as long as the record is at the same version in the same unlock. It may run on several
+    /// threads at once, each with another record.
     ///
     /// - Parameter record: The record, as opened.
     /// - Returns: The decoded value.
