@@ -281,29 +281,33 @@ final class TokenMetadataCache: Sendable {
         }
         if let kept = kept as? DecodedListing<Decoder> { return kept.values }
 
-        // Each entry is decoded, or its decoded value found, on its own: spread over the cores. A
-        // new value goes straight into the box the cache keeps, so it is not copied on the way.
-        let boxes = try entries.concurrentMap { entry -> (box: Boxed<Decoder.Decoded>, isFresh: Bool)? in
-            guard let opened = entry.opened else { return nil }
-            if let decoded = entry.decoded, decoded.decoder == key {
-                return (unsafeDowncast(decoded.box, to: Boxed<Decoder.Decoded>.self), false)
+        // The entries without this decoder's value (all of them on the unlock's first listing, the
+        // changed ones after) are decoded each on its own, so spread over the cores. A new value
+        // goes straight into the box the cache keeps, so it is not copied on the way.
+        var stale: [(index: Int, opened: Boxed<TokenRecordMetadata>)] = []
+        for index in entries.indices {
+            if let opened = entries[index].opened, entries[index].decoded?.decoder != key {
+                stale.append((index, opened))
             }
-            return (Boxed(try Decoder.decode(opened.value)), true)
+        }
+        let fresh = try stale.concurrentMap { Boxed(try Decoder.decode($0.opened.value)) }
+        var values: [Decoder.Decoded] = []
+        values.reserveCapacity(entries.count)
+        var nextFresh = 0
+        for index in entries.indices where entries[index].opened != nil {
+            if nextFresh < stale.count, stale[nextFresh].index == index {
+                values.append(fresh[nextFresh].value)
+                nextFresh += 1
+            } else if let decoded = entries[index].decoded {
+                values.append(unsafeDowncast(decoded.box, to: Boxed<Decoder.Decoded>.self).value)
+            }
         }
         entries = []  // the cache's array is then the only copy, and is updated in place
-        var values: [Decoder.Decoded] = []
-        values.reserveCapacity(boxes.count)
-        var fresh: [(index: Int, box: Boxed<Decoder.Decoded>)] = []
-        for index in boxes.indices {
-            guard let (box, isFresh) = boxes[index] else { continue }
-            values.append(box.value)
-            if isFresh { fresh.append((index, box)) }
-        }
         let listing = DecodedListing<Decoder>(values)
         state.withLock { state in
             guard state.revision == revision else { return }
-            for (index, box) in fresh {
-                state.entries[index].decoded = DecodedValue(decoder: key, box: box)
+            for (position, entry) in stale.enumerated() {
+                state.entries[entry.index].decoded = DecodedValue(decoder: key, box: fresh[position])
             }
             state.decodedListing = listing
         }
