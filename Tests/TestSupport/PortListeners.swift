@@ -45,7 +45,10 @@ public enum PortListeners {
     private static func listeningSocketInodes(port: Int) -> Set<String> {
         var inodes = Set<String>()
         for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-            let text = (try? String(contentsOfFile: table, encoding: .utf8)) ?? ""
+            // Read to the end: `String(contentsOfFile:)` stops after the first read of a `/proc`
+            // file, which holds a few dozen sockets of the thousands the tests may have open.
+            let data = FileHandle(forReadingAtPath: table)?.readDataToEndOfFile() ?? Data()
+            let text = String(decoding: data, as: UTF8.self)
             // sl, local_address (HEXADDRESS:HEXPORT), rem_address, st, tx:rx, tr:when, retrnsmt,
             // uid, timeout, inode; 0A is LISTEN.
             for line in text.split(separator: "\n").dropFirst() {
