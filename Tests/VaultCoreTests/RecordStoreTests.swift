@@ -95,6 +95,29 @@ import VaultStorage
         #expect(try read { try $0.rows(kind: .token, after: others[1].id, limit: 2) } == Array(tokens[2..<4]))
     }
 
+    @Test func everyRowIsReadAPageAtATimeInIdOrder() throws {
+        let rows = (1...7).map {
+            Self.row(id: UInt8($0), kind: $0 % 2 == 0 ? .token : .keyValueItem, lookup: UInt8($0))
+        }
+        try write { store in
+            for row in rows.reversed() { try store.insert(row) }
+            // The digest row sorts after every record and is no record: no page holds it.
+            try store.setSealedDigest([7, 7], scope: nil)
+        }
+        var pages: [[RecordRow]] = []
+        var last: [UInt8]?
+        repeat {
+            pages.append(try read { try $0.rows(after: last, limit: 3) })
+            last = pages.last?.last?.id
+        } while pages.last?.count == 3
+        #expect(pages == [Array(rows[0..<3]), Array(rows[3..<6]), [rows[6]]])
+        #expect(pages.flatMap { $0 } == (try read { try $0.rows() }))
+        #expect(try read { try $0.rows(after: rows[6].id, limit: 3) } == [])
+        // An id that is no row's starts the page after it all the same.
+        let between = [UInt8](repeating: 2, count: 15) + [9]
+        #expect(try read { try $0.rows(after: between, limit: 2) } == Array(rows[2..<4]))
+    }
+
     @Test func anUpdateAtTheVersionReadReplacesTheRow() throws {
         let original = Self.row(id: 1, lookup: 0xa1, version: 4)
         try write { try $0.insert(original) }

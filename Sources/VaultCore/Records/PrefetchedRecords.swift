@@ -26,6 +26,8 @@ struct PrefetchedRecords: RecordReader {
 
     func rows() throws -> [RecordRow] { throw Miss() }
 
+    func rows(after recordID: [UInt8]?, limit: Int) throws -> [RecordRow] { throw Miss() }
+
     func rows(kind: RecordKind) throws -> [RecordRow] { throw Miss() }
 
     func rows(kind: RecordKind, after recordID: [UInt8]?, limit: Int) throws -> [RecordRow] { throw Miss() }

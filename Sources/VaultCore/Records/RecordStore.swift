@@ -132,6 +132,16 @@ package protocol RecordReader {
     /// - Throws: ``VaultError/integrity(_:)`` for a row of unknown kind; storage errors.
     func rows() throws -> [RecordRow]
 
+    /// The next rows after a record id, in record id order: a page of ``rows()``, so that a caller
+    /// going through every row holds one page at a time.
+    ///
+    /// - Parameters:
+    ///   - recordID: The record id the page starts after, or `nil` for the first page.
+    ///   - limit: The most rows to return; fewer means there are no more.
+    /// - Returns: The rows.
+    /// - Throws: ``VaultError/integrity(_:)`` for a row of unknown kind; storage errors.
+    func rows(after recordID: [UInt8]?, limit: Int) throws -> [RecordRow]
+
     /// Every row of one kind, in record id order.
     ///
     /// - Parameter kind: The kind of rows to return.

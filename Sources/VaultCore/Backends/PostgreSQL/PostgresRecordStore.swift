@@ -96,6 +96,19 @@ struct PostgresRecordStore: RecordStore {
         try db.query("SELECT \(Self.columns) FROM records ORDER BY record_id").map(Self.row)
     }
 
+    func rows(after recordID: [UInt8]?, limit: Int) throws -> [RecordRow] {
+        guard let recordID else {
+            return try db.query(
+                "SELECT \(Self.columns) FROM records ORDER BY record_id LIMIT $1",
+                [.int8(Int64(limit))]
+            ).map(Self.row)
+        }
+        return try db.query(
+            "SELECT \(Self.columns) FROM records WHERE record_id > $1 ORDER BY record_id LIMIT $2",
+            [.bytea(recordID), .int8(Int64(limit))]
+        ).map(Self.row)
+    }
+
     func rows(kind: RecordKind) throws -> [RecordRow] {
         try db.query(
             "SELECT \(Self.columns) FROM records WHERE kind = $1 ORDER BY record_id", [.int8(Int64(kind.rawValue))]

@@ -95,6 +95,19 @@ package struct SQLiteRecordStore: RecordStore {
             row: Self.row)
     }
 
+    package func rows(after recordID: [UInt8]?, limit: Int) throws -> [RecordRow] {
+        guard let recordID else {
+            return try db.query(
+                "SELECT \(Self.columns) FROM records WHERE record_id < \(Self.digestRowIDLiteral) "
+                    + "ORDER BY record_id LIMIT ?",
+                [.integer(Int64(limit))], row: Self.row)
+        }
+        return try db.query(
+            "SELECT \(Self.columns) FROM records WHERE record_id > ? AND record_id < \(Self.digestRowIDLiteral) "
+                + "ORDER BY record_id LIMIT ?",
+            [.blob(recordID), .integer(Int64(limit))], row: Self.row)
+    }
+
     /// Every row of one kind, in record id order (the order of the `records_by_kind` index).
     package func rows(kind: RecordKind) throws -> [RecordRow] {
         try db.query(
