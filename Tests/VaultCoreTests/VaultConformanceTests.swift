@@ -184,6 +184,24 @@ struct Profile: Codable, Sendable, Equatable {
         #expect(report.formatVersion == 5)
     }
 
+    /// `verify()` reads the records a page at a time: every page's records are counted and opened,
+    /// and their index terms checked.
+    @Test(arguments: VaultKind.all)
+    func verifyChecksEveryPageOfALargeVault(kind: VaultKind) throws {
+        let vault = try kind.make(directory)
+        let count = 2 * Vault.verifiedPage + 52
+        try vault.insertTokenRecordsForBenchmarking(
+            (0..<count).map {
+                BenchmarkTokenRecord(
+                    id: "t\($0)", metadata: [1], terms: [IndexTerm(field: "n", value: "\($0)")], secret: [2])
+            },
+            policy: .default)
+        for index in 0..<3 { try vault.set("v\(index)", for: SecretKey<String>("k\(index)")) }
+        let report = try vault.verify()
+        #expect(report.recordCount == count + 3)
+        #expect(report.authenticatedRecordCount == count + 3)
+    }
+
     @Test(arguments: VaultKind.all)
     func concurrentTasksNeverLoseAWrite(kind: VaultKind) async throws {
         let vault = try kind.make(directory)

@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 import TokenVault
+import VaultCore
 
 /// An attacker with write access to the file: every change to a sealed record is caught.
 @Suite struct VaultTamperTests {
@@ -280,6 +281,31 @@ import TokenVault
             .blob(victim.id), .integer(victim.kind), .blob(victim.lookup!), .integer(victim.policy),
             .integer(victim.version), .blob(victim.sealed))
         #expect(try vault.verify().recordCount == 3)
+    }
+
+    /// A vault of three pages of records: a row deleted from, or damaged in, the last page is caught
+    /// as surely as one in the first.
+    @Test func verifyDetectsTamperingInTheLastPageOfALargeVault() throws {
+        let (vault, url) = try TestVaults.onDisk(in: directory)
+        try vault.insertTokenRecordsForBenchmarking(
+            (0..<(2 * Vault.verifiedPage + 52)).map {
+                BenchmarkTokenRecord(id: "t\($0)", metadata: [1], terms: [], secret: [2])
+            },
+            policy: .default)
+        let raw = try RawVaultFile(url)
+        let victim = try #require(try raw.records().last)
+        try raw.execute("DELETE FROM records WHERE record_id = ?", .blob(victim.id))
+        #expect(integrityError { _ = try vault.verify() })
+        try raw.execute(
+            "INSERT INTO records (record_id, kind, lookup, domain, policy, version, sealed) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            .blob(victim.id), .integer(victim.kind), .blob(victim.lookup!), .blob(victim.domain),
+            .integer(victim.policy), .integer(victim.version), .blob(victim.sealed))
+        #expect(try vault.verify().authenticatedRecordCount == 2 * Vault.verifiedPage + 52)
+
+        var damaged = victim.sealed
+        damaged[damaged.count / 2] ^= 1
+        try raw.setSealed(damaged, forRecord: victim.id)
+        #expect(integrityError { _ = try vault.verify() })
     }
 
     @Test func verifyDetectsARowRolledBackToAnOlderVersion() throws {

@@ -83,10 +83,15 @@ struct IntegrityState {
 }
 
 /// The digests of what the file holds now, one per scope: every row under its scope's key, and the
-/// key slots in the vault-wide digest.
+/// key slots in the vault-wide digest. Rows can be added a page at a time: the digests are sums, so
+/// the order does not matter.
 struct ScopedDigests {
     /// By scope id; the empty id is the vault-wide scope.
     private(set) var digests: [[UInt8]: IntegrityDigest] = [:]
+    private let keys: KeyRing
+    private let groups: [[UInt8]: String]
+    /// The integrity key of each scope met so far that this ring holds.
+    private var keyByScope: [[UInt8]: SymmetricKey] = [:]
 
     /// Sums `rows` and `slots`; `groups` maps each scope id in use to its group. A scoped ring sums
     /// only its own groups' rows (it holds no other integrity key).
@@ -94,23 +99,37 @@ struct ScopedDigests {
     /// - Throws: ``VaultError/integrity(_:)`` for a row whose scope names no known group (with full
     ///   access, where every group is known).
     init(rows: [RecordRow], slots: [KeySlot], keys: KeyRing, groups: [[UInt8]: String]) throws {
-        let fullAccess = keys.scope == nil
-        var keyByScope: [[UInt8]: SymmetricKey] = [:]
-        if fullAccess { keyByScope[[]] = try keys.integrityKey(forGroup: nil) }
+        try self.init(slots: slots, keys: keys, groups: groups)
+        try add(rows)
+    }
+
+    /// Sums `slots`, for rows to be added with ``add(_:)``; `groups` maps each scope id in use to its
+    /// group.
+    init(slots: [KeySlot], keys: KeyRing, groups: [[UInt8]: String]) throws {
+        self.keys = keys
+        self.groups = groups
+        guard keys.scope == nil else { return }
+        let key = try keys.integrityKey(forGroup: nil)
+        keyByScope[[]] = key
+        for slot in slots { digests[[], default: IntegrityDigest()].add(slot.integrityHash(key: key)) }
+    }
+
+    /// Adds `rows` to the sums.
+    ///
+    /// - Throws: ``VaultError/integrity(_:)`` for a row whose scope names no known group (with full
+    ///   access, where every group is known).
+    mutating func add(_ rows: [RecordRow]) throws {
         for row in rows {
             let scope = row.scope ?? []
             if keyByScope[scope] == nil, !scope.isEmpty {
                 if let group = groups[scope], keys.isInScope(group) {
                     keyByScope[scope] = try keys.integrityKey(forGroup: group)
-                } else if fullAccess {
+                } else if keys.scope == nil {
                     throw VaultError.integrity("a record belongs to no known access group")
                 }
             }
             guard let key = keyByScope[scope] else { continue }
             digests[scope, default: IntegrityDigest()].add(row.integrityHash(key: key))
-        }
-        if let key = keyByScope[[]] {
-            for slot in slots { digests[[], default: IntegrityDigest()].add(slot.integrityHash(key: key)) }
         }
     }
 
