@@ -94,6 +94,24 @@ public final class RawVaultFile: Sendable {
         } ?? []
     }
 
+    /// Deletes one record's row.
+    public func delete(_ record: Record) throws {
+        try execute("DELETE FROM records WHERE record_id = ?", .blob(record.id))
+    }
+
+    /// Inserts a record's row as ``records()`` read it (a token's waiting index terms aside).
+    public func insert(_ record: Record) throws {
+        try database.write { db in
+            try db.run(
+                "INSERT INTO records (record_id, kind, lookup, domain, policy, version, sealed) "
+                    + "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    .blob(record.id), .integer(record.kind), record.lookup.map(SQLiteValue.blob) ?? .null,
+                    .blob(record.domain), .integer(record.policy), .integer(record.version), .blob(record.sealed),
+                ])
+        }
+    }
+
     /// Replaces the sealed blob of one record.
     public func setSealed(_ sealed: [UInt8], forRecord id: [UInt8]) throws {
         try execute("UPDATE records SET sealed = ? WHERE record_id = ?", .blob(sealed), .blob(id))

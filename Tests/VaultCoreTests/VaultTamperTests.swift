@@ -273,13 +273,10 @@ import VaultCore
         for index in 0..<3 { try vault.set(index, for: SecretKey<Int>("k\(index)")) }
         let raw = try RawVaultFile(url)
         let victim = try #require(try raw.records().first)
-        try raw.execute("DELETE FROM records WHERE record_id = ?", .blob(victim.id))
+        try raw.delete(victim)
         #expect(integrityError { _ = try vault.verify() })
         // Putting it back exactly as it was restores a consistent vault.
-        try raw.execute(
-            "INSERT INTO records (record_id, kind, lookup, domain, policy, version, sealed) SELECT ?, ?, ?, domain, ?, ?, ? FROM records LIMIT 1",
-            .blob(victim.id), .integer(victim.kind), .blob(victim.lookup!), .integer(victim.policy),
-            .integer(victim.version), .blob(victim.sealed))
+        try raw.insert(victim)
         #expect(try vault.verify().recordCount == 3)
     }
 
@@ -294,12 +291,9 @@ import VaultCore
             policy: .default)
         let raw = try RawVaultFile(url)
         let victim = try #require(try raw.records().last)
-        try raw.execute("DELETE FROM records WHERE record_id = ?", .blob(victim.id))
+        try raw.delete(victim)
         #expect(integrityError { _ = try vault.verify() })
-        try raw.execute(
-            "INSERT INTO records (record_id, kind, lookup, domain, policy, version, sealed) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            .blob(victim.id), .integer(victim.kind), .blob(victim.lookup!), .blob(victim.domain),
-            .integer(victim.policy), .integer(victim.version), .blob(victim.sealed))
+        try raw.insert(victim)
         #expect(try vault.verify().authenticatedRecordCount == 2 * Vault.verifiedPage + 52)
 
         var damaged = victim.sealed
