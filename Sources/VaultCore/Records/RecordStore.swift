@@ -226,8 +226,8 @@ package struct IndexEntry: Hashable, Comparable {
         self.recordID = recordID
     }
 
-    /// Hashes the bytes a buffer at a time: an array of bytes hashes byte by byte, which made
-    /// building sets of a few hundred thousand entries take seconds.
+    /// Hashes the bytes a buffer at a time, where an array of bytes makes a call per byte:
+    /// `verify()` puts every index entry of the vault in sets.
     package func hash(into hasher: inout Hasher) {
         hasher.combine(term.count)
         term.withUnsafeBytes { hasher.combine(bytes: $0) }
