@@ -17,10 +17,17 @@ import Testing
         defer { agent.stop() }
         try agent.run(["secret", "set", "api"], input: Self.secretValue).expectSuccess()
 
-        // A copy of the front in a folder without `tokenvault-core`: what works there, the front did alone.
+        // The front in a folder without `tokenvault-core`: what works there, the front did alone. A
+        // hard link, where it can be one: a copy is open for writing while it is made, a process
+        // another test starts meanwhile can inherit that descriptor, and running the copy then fails
+        // with "Text file busy".
         let folder = TemporaryDirectory()
         let front = folder.file("tokenvault")
-        try FileManager.default.copyItem(at: CLIProcess.executable, to: front)
+        do {
+            try FileManager.default.linkItem(at: CLIProcess.executable, to: front)
+        } catch {
+            try FileManager.default.copyItem(at: CLIProcess.executable, to: front)  // another file system
+        }
         func alone(_ arguments: [String], input: String = "") throws -> CLIProcess.Result {
             CLIProcess.finish(
                 try CLIProcess.start(
@@ -38,7 +45,7 @@ import Testing
         #expect(missing.status == 5 && missing.stderr.hasPrefix("tokenvault: "), "\(missing.stderr)")
 
         // Help, a value on standard input, an unknown option and a command the agent does not run
-        // are the core's: the copy says it cannot run it, and nothing reached the agent's vault.
+        // are the core's: the front says it cannot run it, and nothing reached the agent's vault.
         let core = folder.file("tokenvault-core").path
         for arguments in [
             ["secret", "get", "--help"], ["secret", "set", "stdin"], ["secret", "get", "--x"], ["verify"],
