@@ -35,10 +35,8 @@ extension Vault {
             var recordCount = 0
             var authenticated = 0
             var failed = 0
-            // A page at a time, in one snapshot: a vault of a million records is gigabytes sealed.
-            var last: [UInt8]?
-            repeat {
-                let page = try records.rows(after: last, limit: Self.verifiedPage)
+            // A page at a time: a vault of a million records is gigabytes sealed.
+            try records.forEachPage(limit: Self.verifiedPage) { page in
                 try digests.add(page)
                 for row in page {
                     guard
@@ -60,8 +58,7 @@ extension Vault {
                     }
                 }
                 recordCount += page.count
-                last = page.count == Self.verifiedPage ? page.last?.id : nil
-            } while last != nil
+            }
             if failed > 0 {
                 throw VaultError.integrity("\(failed) of \(recordCount) records failed authentication")
             }

@@ -213,6 +213,23 @@ package protocol RecordReader {
     func digestScopes() throws -> [[UInt8]]
 }
 
+extension RecordReader {
+    /// Calls `body` with every row, or every row of `kind`, in record id order, a page of at most
+    /// `limit` rows at a time: a caller going through all of them holds one page at a time. Call it
+    /// inside one read transaction, so that the pages come from one snapshot.
+    ///
+    /// - Throws: What the paged reads and `body` throw.
+    func forEachPage(of kind: RecordKind? = nil, limit: Int, _ body: ([RecordRow]) throws -> Void) throws {
+        var last: [UInt8]?
+        while true {
+            let page = try kind.map { try rows(kind: $0, after: last, limit: limit) } ?? rows(after: last, limit: limit)
+            try body(page)
+            guard page.count == limit, let next = page.last?.id else { return }
+            last = next
+        }
+    }
+}
+
 /// One row of the token index: a record filed under the keyed hash of one of its terms.
 package struct IndexEntry: Hashable, Comparable {
     /// The term's keyed hash (``IndexTerm/hash(key:)``).

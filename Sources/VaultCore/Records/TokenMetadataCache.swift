@@ -134,14 +134,10 @@ final class TokenMetadataCache: Sendable {
             // and only one page of them is held at a time.
             let open = try rowOpener()
             var entries: [Entry] = []
-            var last: [UInt8]?
-            while true {
-                let page = try records.rows(kind: .token, after: last, limit: Self.openingPage)
+            try records.forEachPage(of: .token, limit: Self.openingPage) { page in
                 entries += try page.concurrentMap { row in
                     Entry(recordID: row.id, version: row.version, opened: try open(row).map(Boxed.init), decoded: nil)
                 }
-                guard page.count == Self.openingPage, let next = page.last?.id else { break }
-                last = next
             }
             state.withLock { state in
                 state.stamp = stamp
