@@ -189,7 +189,7 @@ struct Profile: Codable, Sendable, Equatable {
     @Test(arguments: VaultKind.all)
     func verifyChecksEveryPageOfALargeVault(kind: VaultKind) throws {
         let vault = try kind.make(directory)
-        let count = 2 * Vault.verifiedPage + 52
+        let count = 2 * Vault.rowsPerPage + 52
         try vault.insertTokenRecordsForBenchmarking(
             (0..<count).map {
                 BenchmarkTokenRecord(
@@ -200,6 +200,61 @@ struct Profile: Codable, Sendable, Equatable {
         let report = try vault.verify()
         #expect(report.recordCount == count + 3)
         #expect(report.authenticatedRecordCount == count + 3)
+    }
+
+    /// A key rotation goes through the records a page at a time, once to check the digests and
+    /// once to re-seal: every page's records open under the new keys alone, are filed again in
+    /// the index under the new index key, and verify.
+    @Test(arguments: VaultKind.all)
+    func changeUnlockReSealsEveryPageOfALargeVault(kind: VaultKind) throws {
+        let vault = try kind.make(directory)
+        let count = 2 * Vault.rowsPerPage + 52
+        try vault.insertTokenRecordsForBenchmarking(
+            (0..<count).map {
+                BenchmarkTokenRecord(
+                    id: "t\($0)", metadata: [UInt8($0 % 256)], terms: [IndexTerm(field: "n", value: "\($0)")],
+                    secret: [2])
+            },
+            policy: .default)
+        for index in 0..<3 { try vault.set("v\(index)", for: SecretKey<String>("k\(index)")) }
+        let before = try vault.verify()
+
+        try vault.changeUnlock(from: VaultKind.unlock, to: .passphrase("new passphrase"))
+        vault.lock()
+        #expect(throws: VaultError.invalidCredentials) { try vault.unlock(VaultKind.unlock) }
+        try vault.unlock(.passphrase("new passphrase"))
+        let after = try vault.verify()
+        #expect(after.recordCount == count + 3)
+        #expect(after.authenticatedRecordCount == count + 3)
+        #expect(after.generation == before.generation + 1)
+        for index in [0, Vault.rowsPerPage, count - 1] {
+            let found = try #require(
+                try vault.tokenRecordMetadata(matchingAll: [IndexTerm(field: "n", value: "\(index)")]))
+            #expect(found.map(\.id) == ["t\(index)"])
+            #expect(found.first?.metadata == [UInt8(index % 256)])
+        }
+        #expect(try vault.get(SecretKey<String>("k2")) == "v2")
+    }
+
+    /// A key rotation files the index entries under the new keys in batches: one of a vault with
+    /// more entries than a batch holds is filed whole, and every entry is found.
+    @Test func changeUnlockFilesMoreIndexEntriesThanOneBatch() throws {
+        let vault = try VaultKind.onDisk.make(directory)
+        let termsPerToken = 1_000
+        let count = (1 << 18) / termsPerToken + 3  // a batch is `RecordReseal.entriesFiledTogether`, 2^18
+        try vault.insertTokenRecordsForBenchmarking(
+            (0..<count).map { token in
+                BenchmarkTokenRecord(
+                    id: "t\(token)", metadata: [1],
+                    terms: (0..<termsPerToken).map { IndexTerm(field: "n", value: "\(token).\($0)") }, secret: [2])
+            },
+            policy: .default)
+        try vault.changeUnlock(from: VaultKind.unlock, to: .passphrase("new passphrase"))
+        #expect(try vault.verify().authenticatedRecordCount == count)
+        for token in [0, count - 1] {
+            let found = try vault.tokenRecordMetadata(matchingAll: [IndexTerm(field: "n", value: "\(token).999")])
+            #expect(found?.map(\.id) == ["t\(token)"])
+        }
     }
 
     @Test(arguments: VaultKind.all)

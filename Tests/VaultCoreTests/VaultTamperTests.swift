@@ -285,7 +285,7 @@ import VaultCore
     @Test func verifyDetectsTamperingInTheLastPageOfALargeVault() throws {
         let (vault, url) = try TestVaults.onDisk(in: directory)
         try vault.insertTokenRecordsForBenchmarking(
-            (0..<(2 * Vault.verifiedPage + 52)).map {
+            (0..<(2 * Vault.rowsPerPage + 52)).map {
                 BenchmarkTokenRecord(id: "t\($0)", metadata: [1], terms: [], secret: [2])
             },
             policy: .default)
@@ -294,7 +294,7 @@ import VaultCore
         try raw.delete(victim)
         #expect(integrityError { _ = try vault.verify() })
         try raw.insert(victim)
-        #expect(try vault.verify().authenticatedRecordCount == 2 * Vault.verifiedPage + 52)
+        #expect(try vault.verify().authenticatedRecordCount == 2 * Vault.rowsPerPage + 52)
 
         var damaged = victim.sealed
         damaged[damaged.count / 2] ^= 1

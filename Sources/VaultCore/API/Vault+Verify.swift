@@ -36,7 +36,7 @@ extension Vault {
             var authenticated = 0
             var failed = 0
             // A page at a time: a vault of a million records is gigabytes sealed.
-            try records.forEachPage(limit: Self.verifiedPage) { page in
+            try records.forEachPage(limit: Self.rowsPerPage) { page in
                 try digests.add(page)
                 for row in page {
                     guard
@@ -70,9 +70,6 @@ extension Vault {
                 generation: generations[[]] ?? generations.values.max() ?? 0)
         }
     }
-
-    /// How many rows ``verify()`` reads at a time: about 3 MiB of sealed tokens.
-    package static let verifiedPage = 1_024
 
     /// The key a row was sealed with, if this unlock holds it: a metadata key, or the key of the
     /// domain among `groups` whose id the row carries.

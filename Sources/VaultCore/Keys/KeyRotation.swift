@@ -37,13 +37,22 @@ struct KeyRotation {
         let records = db.recordStore
         let format = try db.formatVersion()
         let slots = try db.keySlots()
-        let rows = try records.rows()
         let groups = [nil] + (try GroupDirectory.groups(in: records, keys: current, vaultID: vaultID)).sorted()
         let oldScopes = current.scopes(of: groups)
+        let passcodeCode = Int64(Accessibility.whenPasscodeSetThisDeviceOnly.code)
+        // Two passes over the records, a page at a time each (a vault of a million tokens is
+        // gigabytes sealed): this one checks the digests, the second re-seals.
+        var holdsPasscodeItems = false
         let generations: [[UInt8]: UInt64]
         do {
-            generations = try ScopedDigests(rows: rows, slots: slots, keys: current, groups: oldScopes)
-                .check(in: records, keys: current, groups: oldScopes, vaultID: vaultID)
+            var digests = try ScopedDigests(slots: slots, keys: current, groups: oldScopes)
+            try records.forEachPage(limit: Vault.rowsPerPage) { page in
+                try digests.add(page)
+                holdsPasscodeItems =
+                    holdsPasscodeItems
+                    || page.contains { !$0.kind.isMetadata && $0.policyCode & 0xff == passcodeCode }
+            }
+            generations = try digests.check(in: records, keys: current, groups: oldScopes, vaultID: vaultID)
         } catch VaultError.integrity(let detail) {
             throw VaultError.integrity(
                 "\(detail); re-keying would hide that, so run verify and restore a backup")
@@ -61,10 +70,7 @@ struct KeyRotation {
             throw VaultError.invalidArgument("a vault holds at most \(VaultFormat.maximumSlotCount) key slots")
         }
         let hasPassphraseSlot = kept.contains { $0.kind.usesPassphrase }
-        let passcodeCode = Int64(Accessibility.whenPasscodeSetThisDeviceOnly.code)
-        if hasPassphraseSlot, current.passcodeRoot == nil,
-            rows.contains(where: { !$0.kind.isMetadata && $0.policyCode & 0xff == passcodeCode })
-        {
+        if hasPassphraseSlot, current.passcodeRoot == nil, holdsPasscodeItems {
             throw VaultError.invalidArgument(
                 "unlock with a passphrase first: re-keying re-seals items only a passphrase unlock can read")
         }
@@ -82,40 +88,43 @@ struct KeyRotation {
                 masterKey: SymmetricKey(randomByteCount: SubkeyDerivation.masterKeyByteCount),
                 passcodeRoot: hasPassphraseSlot ? SymmetricKey(randomByteCount: 32) : nil),
             epoch: current.epoch + 1)
-        var newRows = try RecordReseal(
+        let remainingGranted = try remaining.map {
+            try $0.granting(payload(for: $0, groups: scopes[$0.id], next), epoch: next.epoch, vaultID: vaultID)
+        }
+        let addedGranted = try adding.map {
+            try $0.slot.granting(payload(for: $0.slot, groups: $0.groups, next), epoch: next.epoch, vaultID: vaultID)
+        }
+        let newScopes = next.scopes(of: groups)
+        var newDigests = try ScopedDigests(slots: remainingGranted + addedGranted, keys: next, groups: newScopes)
+
+        let reseal = RecordReseal(
             vaultID: vaultID, old: current, oldFormat: VaultFormat.sealingVersion, new: next, device: device,
             keepsPasscodeItems: hasPassphraseSlot, groups: groups, slotIDs: slots.map(\.id), droppedSlotIDs: removing,
-            reindexes: format >= 3
-        ).run(rows, in: records, onlyMetadata: false)
+            reindexes: format >= 3)
+        try reseal.begin(in: records)
+        var pending = RecordReseal.Pending()
+        // A page's rows keep their ids, so the next page starts where this one ended.
+        try records.forEachPage(limit: Vault.rowsPerPage) { page in
+            try newDigests.add(reseal.resealItems(page, in: records, onlyMetadata: false, pending: &pending))
+        }
+        try newDigests.add(reseal.resealMetadata(pending, in: records))
         for added in adding {
             guard let groups = added.groups else { continue }
             let row = try SlotScopes.row(groups, of: added.slot.id, keys: next, vaultID: vaultID)
             try records.insert(row)
-            newRows.append(row)
+            try newDigests.add([row])
         }
 
-        var newSlots: [KeySlot] = []
         for slot in slots where removing.contains(slot.id) { try db.deleteSlot(id: slot.id) }
-        for slot in remaining {
-            let granted = try slot.granting(
-                payload(for: slot, groups: scopes[slot.id], next), epoch: next.epoch, vaultID: vaultID)
-            try db.updateSlot(granted)
-            newSlots.append(granted)
-        }
-        for added in adding {
-            let granted = try added.slot.granting(
-                payload(for: added.slot, groups: added.groups, next), epoch: next.epoch, vaultID: vaultID)
-            try db.insertSlot(granted)
-            newSlots.append(granted)
-        }
+        for granted in remainingGranted { try db.updateSlot(granted) }
+        for granted in addedGranted { try db.insertSlot(granted) }
         try db.writeHeader(formatVersion: format, epoch: next.epoch)
-        let newScopes = next.scopes(of: groups)
         var nextGenerations: [[UInt8]: UInt64] = [[]: (generations[[]] ?? 0) + 1]
         for (scope, group) in oldScopes {
             if let newScope = next.scopeID(of: group) { nextGenerations[newScope] = (generations[scope] ?? 0) + 1 }
         }
-        try ScopedDigests(rows: newRows, slots: newSlots, keys: next, groups: newScopes)
-            .storeAll(into: records, generations: nextGenerations, keys: next, groups: newScopes, vaultID: vaultID)
+        try newDigests.storeAll(
+            into: records, generations: nextGenerations, keys: next, groups: newScopes, vaultID: vaultID)
         return next
     }
 
