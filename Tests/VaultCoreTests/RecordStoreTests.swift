@@ -315,4 +315,20 @@ import VaultStorage
         #expect(try read { try $0.indexEntries() }.isEmpty)
         #expect(try raw.integer("SELECT count(*) FROM records WHERE terms IS NOT NULL") == 0)
     }
+
+    /// `indexEntries()` gives each entry once: a term a waiting record lists twice, and a filed
+    /// entry repeating a waiting one, count once, beside every entry filed below the mark.
+    @Test func indexEntriesGivesEachEntryOnce() throws {
+        let term = [UInt8](repeating: 0x2e, count: 16)
+        _ = try insertIndexed(term: term)  // filed at once: it sets the mark
+        let waiting = try insertIndexed(term: term)
+        try write { store in
+            try store.fileTerms([term, term], removing: [], of: waiting)
+            try store.addIndexEntries([IndexEntry(term: term, recordID: waiting)])
+        }
+        let entries = try read { try $0.indexEntries() }
+        #expect(entries.count == 7)
+        #expect(Set(entries).count == 7)
+        #expect(entries.filter { $0.recordID == waiting } == [IndexEntry(term: term, recordID: waiting)])
+    }
 }

@@ -177,7 +177,7 @@ package protocol RecordReader {
 
     /// Every index entry, for ``Vault/verify()``.
     ///
-    /// - Returns: The entries.
+    /// - Returns: The entries, each once, in no particular order.
     /// - Throws: Storage errors.
     func indexEntries() throws -> [IndexEntry]
 
@@ -243,8 +243,19 @@ package struct IndexEntry: Hashable, Comparable {
         self.recordID = recordID
     }
 
+    /// The filed entries (the index table's, each once by its key) and the unfiled ones (kept in
+    /// the rows of the records above the mark, where a record may list a term twice), each once.
+    /// Only the few unfiled entries, and the filed ones of records above the mark (which no write
+    /// makes), go in a set: not every entry of the vault, and none is sorted.
+    static func once(filed: [IndexEntry], unfiled: [IndexEntry]) -> [IndexEntry] {
+        guard !unfiled.isEmpty else { return filed }
+        let firstUnfiled = unfiled.min { $0.recordID.lexicographicallyPrecedes($1.recordID) }?.recordID ?? []
+        var seen = Set(filed.lazy.filter { !$0.recordID.lexicographicallyPrecedes(firstUnfiled) })
+        return filed + unfiled.filter { seen.insert($0).inserted }
+    }
+
     /// Hashes the bytes a buffer at a time, where an array of bytes makes a call per byte:
-    /// `verify()` puts every index entry of the vault in sets.
+    /// `verify()` puts every index entry its records account for in a set.
     package func hash(into hasher: inout Hasher) {
         hasher.combine(term.count)
         term.withUnsafeBytes { hasher.combine(bytes: $0) }

@@ -213,7 +213,7 @@ struct PostgresRecordStore: RecordStore {
         let filed = try db.query("SELECT term, record_id FROM record_index").map {
             IndexEntry(term: try $0.bytea(0), recordID: try $0.bytea(1))
         }
-        return Set(filed + (try unfiledEntries(after: try filedThrough()))).sorted()
+        return IndexEntry.once(filed: filed, unfiled: try unfiledEntries(after: try filedThrough()))
     }
 
     func fileTerms(_ terms: [[UInt8]], removing removed: [[UInt8]], of recordID: [UInt8]) throws {

@@ -216,12 +216,12 @@ package struct SQLiteRecordStore: RecordStore {
         return Set(filed + matching).sorted { $0.lexicographicallyPrecedes($1) }
     }
 
-    /// Every entry, filed or not, once each, in key order.
+    /// Every entry, filed or not, once each.
     package func indexEntries() throws -> [IndexEntry] {
         let filed = try db.query("SELECT term, record_id FROM record_index") {
             IndexEntry(term: $0.blob(0), recordID: $0.blob(1))
         }
-        return Set(filed + (try unfiledEntries(after: try filedThrough()))).sorted()
+        return IndexEntry.once(filed: filed, unfiled: try unfiledEntries(after: try filedThrough()))
     }
 
     /// For a record above the mark, writes the hashes into its row (whose page the write of the row
