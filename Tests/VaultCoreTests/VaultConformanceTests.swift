@@ -188,15 +188,7 @@ struct Profile: Codable, Sendable, Equatable {
     /// and their index terms checked.
     @Test(arguments: VaultKind.all)
     func verifyChecksEveryPageOfALargeVault(kind: VaultKind) throws {
-        let vault = try kind.make(directory)
-        let count = 2 * Vault.rowsPerPage + 52
-        try vault.insertTokenRecordsForBenchmarking(
-            (0..<count).map {
-                BenchmarkTokenRecord(
-                    id: "t\($0)", metadata: [1], terms: [IndexTerm(field: "n", value: "\($0)")], secret: [2])
-            },
-            policy: .default)
-        for index in 0..<3 { try vault.set("v\(index)", for: SecretKey<String>("k\(index)")) }
+        let (vault, count) = try threePageVault(kind)
         let report = try vault.verify()
         #expect(report.recordCount == count + 3)
         #expect(report.authenticatedRecordCount == count + 3)
@@ -207,16 +199,7 @@ struct Profile: Codable, Sendable, Equatable {
     /// the index under the new index key, and verify.
     @Test(arguments: VaultKind.all)
     func changeUnlockReSealsEveryPageOfALargeVault(kind: VaultKind) throws {
-        let vault = try kind.make(directory)
-        let count = 2 * Vault.rowsPerPage + 52
-        try vault.insertTokenRecordsForBenchmarking(
-            (0..<count).map {
-                BenchmarkTokenRecord(
-                    id: "t\($0)", metadata: [UInt8($0 % 256)], terms: [IndexTerm(field: "n", value: "\($0)")],
-                    secret: [2])
-            },
-            policy: .default)
-        for index in 0..<3 { try vault.set("v\(index)", for: SecretKey<String>("k\(index)")) }
+        let (vault, count) = try threePageVault(kind)
         let before = try vault.verify()
 
         try vault.changeUnlock(from: VaultKind.unlock, to: .passphrase("new passphrase"))
@@ -234,6 +217,25 @@ struct Profile: Codable, Sendable, Equatable {
             #expect(found.first?.metadata == [UInt8(index % 256)])
         }
         #expect(try vault.get(SecretKey<String>("k2")) == "v2")
+    }
+
+    /// A vault whose records fill three pages of ``Vault/rowsPerPage``: token records `t0`,
+    /// `t1`, … (the metadata of `tN` is `[N % 256]`, its one term `n` = `N`) and items `k0` to
+    /// `k2` (`v0` to `v2`).
+    ///
+    /// - Returns: The vault and how many token records it holds.
+    private func threePageVault(_ kind: VaultKind) throws -> (Vault, count: Int) {
+        let vault = try kind.make(directory)
+        let count = 2 * Vault.rowsPerPage + 52
+        try vault.insertTokenRecordsForBenchmarking(
+            (0..<count).map {
+                BenchmarkTokenRecord(
+                    id: "t\($0)", metadata: [UInt8($0 % 256)], terms: [IndexTerm(field: "n", value: "\($0)")],
+                    secret: [2])
+            },
+            policy: .default)
+        for index in 0..<3 { try vault.set("v\(index)", for: SecretKey<String>("k\(index)")) }
+        return (vault, count)
     }
 
     /// A key rotation files the index entries under the new keys in batches: one of a vault with
