@@ -221,20 +221,8 @@ extension [IndexEntry] {
     /// comparing hundreds of thousands of byte arrays element by element took a few tenths of a
     /// second of the upgrade.
     fileprivate func inIndexOrder() -> [IndexEntry] {
-        guard allSatisfy({ $0.term.count == 16 && $0.recordID.count == 16 }) else { return sorted() }
-        let keys = map { entry -> SIMD4<UInt64> in
-            func words(_ bytes: [UInt8]) -> (UInt64, UInt64) {
-                bytes.withUnsafeBytes {
-                    (
-                        UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
-                        UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-                    )
-                }
-            }
-            let term = words(entry.term)
-            let id = words(entry.recordID)
-            return SIMD4(term.0, term.1, id.0, id.1)
-        }
+        let keys = compactMap(\.words)
+        guard keys.count == count else { return sorted() }
         let order = indices.sorted { left, right in
             let a = keys[left]
             let b = keys[right]

@@ -94,8 +94,9 @@ extension Vault {
 
 /// The index as the sealed terms of the token records say it should be, against the stored one.
 private struct IndexCheck {
-    /// The entries the records account for.
-    private var expected: Set<IndexEntry> = []
+    /// The entries the records account for, as their ``IndexEntry/words``: a set of fixed-width
+    /// keys, where a set of entries held two arrays on the heap per entry.
+    private var expected: Set<SIMD4<UInt64>> = []
     /// Token records this unlock could not open: their entries cannot be accounted for.
     var unopenedRecords = 0
 
@@ -106,7 +107,13 @@ private struct IndexCheck {
             let domain = try row.domain(among: groups.filter(keys.isInScope), keys: keys, device: device)
         else { return }
         let key = try keys.indexKey(forGroup: domain.accessGroup)
-        for term in terms { expected.insert(IndexEntry(term: term.hash(key: key), recordID: row.id)) }
+        for term in terms {
+            // Both schemas keep record ids and term hashes at 16 bytes, so every entry has words.
+            guard let words = IndexEntry(term: term.hash(key: key), recordID: row.id).words else {
+                throw VaultError.integrity("a record id is not 16 bytes")
+            }
+            expected.insert(words)
+        }
     }
 
     /// Compares with the stored entries, which come once each: counting the stored entries the
@@ -114,7 +121,7 @@ private struct IndexCheck {
     /// the stored entries or the two differences.
     func compare(with stored: [IndexEntry], fullAccess: Bool) throws {
         var accounted = 0
-        for entry in stored where expected.contains(entry) { accounted += 1 }
+        for entry in stored where entry.words.map({ expected.contains($0) }) ?? false { accounted += 1 }
         let missing = expected.count - accounted
         if missing > 0 {
             throw VaultError.integrity(

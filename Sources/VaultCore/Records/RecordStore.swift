@@ -243,6 +243,24 @@ package struct IndexEntry: Hashable, Comparable {
         self.recordID = recordID
     }
 
+    /// The entry as four big-endian words, the term's two then the record id's, when both are 16
+    /// bytes as the vault writes them: ordered as the entry, and hashed and compared without
+    /// touching the heap. `nil` for other lengths, which both schemas refuse.
+    var words: SIMD4<UInt64>? {
+        guard term.count == 16, recordID.count == 16 else { return nil }
+        func words(_ bytes: [UInt8]) -> (UInt64, UInt64) {
+            bytes.withUnsafeBytes {
+                (
+                    UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
+                    UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+                )
+            }
+        }
+        let term = words(term)
+        let id = words(recordID)
+        return SIMD4(term.0, term.1, id.0, id.1)
+    }
+
     /// The filed entries (the index table's, each once by its key) and the unfiled ones (kept in
     /// the rows of the records above the mark, where a record may list a term twice), each once.
     /// Only the few unfiled entries, and the filed ones of records above the mark (which no write
@@ -254,8 +272,7 @@ package struct IndexEntry: Hashable, Comparable {
         return filed + unfiled.filter { seen.insert($0).inserted }
     }
 
-    /// Hashes the bytes a buffer at a time, where an array of bytes makes a call per byte:
-    /// `verify()` puts every index entry its records account for in a set.
+    /// Hashes the bytes a buffer at a time, where an array of bytes makes a call per byte.
     package func hash(into hasher: inout Hasher) {
         hasher.combine(term.count)
         term.withUnsafeBytes { hasher.combine(bytes: $0) }
