@@ -208,8 +208,9 @@ public final class Vault: Sendable {
         }
     }
 
-    /// How many rows a pass over every record holds at a time (``verify()``, a key rotation):
-    /// about 3 MiB of sealed tokens.
+    /// How many rows a pass over every record holds at a time (``verify()``, a key rotation, the
+    /// metadata cache's first listing): about 3 MiB of sealed tokens, within a processor's
+    /// last-level cache.
     package static let rowsPerPage = 1_024
 
     /// Runs `body` on one consistent snapshot of the records.

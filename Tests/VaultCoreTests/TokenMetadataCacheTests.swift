@@ -228,7 +228,7 @@ import VaultCore
     @Test(arguments: VaultKind.all)
     func aFirstListingOfManyPagesListsEveryToken(kind: VaultKind) throws {
         let vault = try kind.make(directory)
-        let ids = (0..<2_100).map { "t\($0)" }
+        let ids = (0..<(2 * Vault.rowsPerPage + 52)).map { "t\($0)" }
         try vault.insertTokenRecordsForBenchmarking(
             ids.map { BenchmarkTokenRecord(id: $0, metadata: Array("m-\($0)".utf8), terms: [], secret: [1]) },
             policy: .default)

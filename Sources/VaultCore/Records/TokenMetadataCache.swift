@@ -134,7 +134,7 @@ final class TokenMetadataCache: Sendable {
             // and only one page of them is held at a time.
             let open = try rowOpener()
             var entries: [Entry] = []
-            try records.forEachPage(of: .token, limit: Self.openingPage) { page in
+            try records.forEachPage(of: .token, limit: Vault.rowsPerPage) { page in
                 entries += try page.concurrentMap { row in
                     Entry(recordID: row.id, version: row.version, opened: try open(row).map(Boxed.init), decoded: nil)
                 }
@@ -166,10 +166,6 @@ final class TokenMetadataCache: Sendable {
             state.entriesChanged()
         }
     }
-
-    /// The rows read and opened at a time when every row is opened: about 3 MiB of sealed tokens,
-    /// within a processor's last-level cache.
-    private static let openingPage = 1_024
 
     /// The most insertions and removals applied in place: each moves the entries after it, so more
     /// of them make a new array in one pass instead.
