@@ -293,7 +293,7 @@ import VaultStorage
         #expect(try raw.integer("SELECT count(*) FROM record_index") == 6)
         #expect(try raw.integer("SELECT count(*) FROM records WHERE length(terms) = 96") == Int64(limit - 1))
         #expect(try read { try $0.recordIDs(term: term) } == ids)
-        #expect(try read { try $0.indexEntries() }.count == limit * 6)
+        #expect(try indexEntries().count == limit * 6)
 
         // The write that makes the limit files every waiting record, in one transaction.
         ids.append(try insertIndexed(term: term))
@@ -312,11 +312,20 @@ import VaultStorage
         #expect(try read { try $0.recordIDs(term: other) } == [ids[0], waiting])
         #expect(try raw.integer("SELECT length(terms) FROM records WHERE terms IS NOT NULL") == 16)
         try write { try $0.removeAllIndexEntries() }
-        #expect(try read { try $0.indexEntries() }.isEmpty)
+        #expect(try indexEntries().isEmpty)
         #expect(try raw.integer("SELECT count(*) FROM records WHERE terms IS NOT NULL") == 0)
     }
 
-    /// `indexEntries()` gives each entry once: a term a waiting record lists twice, and a filed
+    /// Every index entry, as `forEachIndexEntry` hands them over from one snapshot.
+    func indexEntries() throws -> [IndexEntry] {
+        try read { store in
+            var entries: [IndexEntry] = []
+            try store.forEachIndexEntry { entries.append($0) }
+            return entries
+        }
+    }
+
+    /// `forEachIndexEntry` gives each entry once: a term a waiting record lists twice, and a filed
     /// entry repeating a waiting one, count once, beside every entry filed below the mark.
     @Test func indexEntriesGivesEachEntryOnce() throws {
         let term = [UInt8](repeating: 0x2e, count: 16)
@@ -326,9 +335,47 @@ import VaultStorage
             try store.fileTerms([term, term], removing: [], of: waiting)
             try store.addIndexEntries([IndexEntry(term: term, recordID: waiting)])
         }
-        let entries = try read { try $0.indexEntries() }
+        let entries = try indexEntries()
         #expect(entries.count == 7)
         #expect(Set(entries).count == 7)
         #expect(entries.filter { $0.recordID == waiting } == [IndexEntry(term: term, recordID: waiting)])
+    }
+
+    /// The filed entries come a page at a time in the table's order: the pages join to every entry,
+    /// each once, and a page may start after an entry the table does not hold.
+    @Test func filedEntriesAreReadAPageAtATimeInTheIndexOrder() throws {
+        let entries = (0..<10).map { _ in
+            IndexEntry(term: SecureRandom.bytes(count: 16), recordID: SecureRandom.bytes(count: 16))
+        }
+        try write { try $0.addIndexEntries(entries) }
+        var pages: [[IndexEntry]] = []
+        var last: IndexEntry?
+        repeat {
+            pages.append(try read { try $0.filedIndexEntries(after: last, limit: 3) })
+            last = pages.last?.last
+        } while pages.last?.count == 3
+        #expect(pages.map(\.count) == [3, 3, 3, 1])
+        #expect(pages.flatMap { $0 } == entries.sorted())
+
+        let sorted = entries.sorted()
+        let between = IndexEntry(term: sorted[4].term, recordID: sorted[4].recordID + [0])
+        #expect(try read { try $0.filedIndexEntries(after: between, limit: 3) } == Array(sorted[5..<8]))
+    }
+
+    /// More entries than a page of `forEachIndexEntry`, one of them also waiting in a record's row:
+    /// every entry comes once.
+    @Test func everyIndexEntryComesOnceAcrossPages() throws {
+        let term = [UInt8](repeating: 0x3e, count: 16)
+        _ = try insertIndexed(term: term)  // filed at once: it sets the mark
+        let waiting = try insertIndexed(term: term)
+        let filed = (0..<(2 * IndexEntry.perPage + 5)).map { _ in
+            IndexEntry(term: SecureRandom.bytes(count: 16), recordID: SecureRandom.bytes(count: 16))
+        }
+        try write { try $0.addIndexEntries(filed + [IndexEntry(term: term, recordID: waiting)]) }
+        let entries = try indexEntries()
+        #expect(entries.count == filed.count + 12)
+        #expect(Set(entries).count == entries.count)
+        let everyFiledEntryCame = Set(filed).isSubset(of: Set(entries))
+        #expect(everyFiledEntryCame)
     }
 }

@@ -194,6 +194,23 @@ struct Profile: Codable, Sendable, Equatable {
         #expect(report.authenticatedRecordCount == count + 3)
     }
 
+    /// verify reads the stored index a page at a time: in a vault with more entries than two pages
+    /// hold, each is accounted for once.
+    @Test(arguments: VaultKind.all)
+    func verifyAccountsForEveryEntryOfAnIndexOfManyPages(kind: VaultKind) throws {
+        let vault = try kind.make(directory)
+        let termsPerToken = 10
+        let count = 2 * IndexEntry.perPage / termsPerToken + 3
+        try vault.insertTokenRecordsForBenchmarking(
+            (0..<count).map { token in
+                BenchmarkTokenRecord(
+                    id: "t\(token)", metadata: [1],
+                    terms: (0..<termsPerToken).map { IndexTerm(field: "n", value: "\(token).\($0)") }, secret: [2])
+            },
+            policy: .default)
+        #expect(try vault.verify().authenticatedRecordCount == count)
+    }
+
     /// A key rotation goes through the records a page at a time, once to check the digests and
     /// once to re-seal: every page's records open under the new keys alone, are filed again in
     /// the index under the new index key, and verify.

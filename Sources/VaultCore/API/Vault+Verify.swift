@@ -63,7 +63,7 @@ extension Vault {
                 throw VaultError.integrity("\(failed) of \(recordCount) records failed authentication")
             }
             let generations = try digests.check(in: records, keys: keys, groups: scopes, vaultID: vaultID)
-            if format >= 3 { try index.compare(with: records.indexEntries(), fullAccess: keys.scope == nil) }
+            if format >= 3 { try index.compare(with: records, fullAccess: keys.scope == nil) }
             return VaultReport(
                 formatVersion: format, keySlotCount: slotRows, recordCount: recordCount,
                 authenticatedRecordCount: authenticated,
@@ -116,19 +116,23 @@ private struct IndexCheck {
         }
     }
 
-    /// Compares with the stored entries, which come once each: counting the stored entries the
-    /// records account for tells both what is missing and what is unexplained, without a set of
-    /// the stored entries or the two differences.
-    func compare(with stored: [IndexEntry], fullAccess: Bool) throws {
+    /// Compares with the stored entries, a page at a time, taking each out of the expected set: what
+    /// is left is missing, and a stored entry that was not there (a second copy too) is unexplained.
+    /// Neither the stored entries nor two set differences are held.
+    mutating func compare(with records: any RecordReader, fullAccess: Bool) throws {
+        var stored = 0
         var accounted = 0
-        for entry in stored where entry.words.map({ expected.contains($0) }) ?? false { accounted += 1 }
-        let missing = expected.count - accounted
+        try records.forEachIndexEntry { entry in
+            stored += 1
+            if let words = entry.words, expected.remove(words) != nil { accounted += 1 }
+        }
+        let missing = expected.count
         if missing > 0 {
             throw VaultError.integrity(
                 "\(missing) index entries are missing: look-ups by tag or claim would not find every token")
         }
         guard fullAccess, unopenedRecords == 0 else { return }
-        let unexplained = stored.count - accounted
+        let unexplained = stored - accounted
         if unexplained > 0 {
             throw VaultError.integrity("\(unexplained) index entries belong to no token record")
         }

@@ -36,7 +36,9 @@ struct PrefetchedRecords: RecordReader {
 
     func recordIDs(term: [UInt8]) throws -> [[UInt8]] { throw Miss() }
 
-    func indexEntries() throws -> [IndexEntry] { throw Miss() }
+    func filedIndexEntries(after entry: IndexEntry?, limit: Int) throws -> [IndexEntry] { throw Miss() }
+
+    func unfiledIndexEntries() throws -> [IndexEntry] { throw Miss() }
 
     func versions(kind: RecordKind) throws -> [(id: [UInt8], version: UInt64)] { throw Miss() }
 

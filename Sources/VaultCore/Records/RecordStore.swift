@@ -65,7 +65,7 @@ package protocol RecordStore: RecordReader {
     ///
     /// A store may keep them with the record's row and file them in the index's order later, with
     /// other records', so one write does not touch a random part of the index per term. Look-ups and
-    /// ``RecordReader/indexEntries()`` see them at once all the same. Call it after the row is
+    /// ``RecordReader/forEachIndexEntry(_:)`` see them at once all the same. Call it after the row is
     /// written.
     ///
     /// - Parameters:
@@ -175,11 +175,23 @@ package protocol RecordReader {
     /// - Throws: Storage errors.
     func recordIDs(term: [UInt8]) throws -> [[UInt8]]
 
-    /// Every index entry, for ``Vault/verify()``.
+    /// The next entries of the index table after an entry, in the table's order (by term, then
+    /// record id, as bytes): a page of the filed entries, so that a caller going through all of
+    /// them holds one page at a time.
     ///
-    /// - Returns: The entries, each once, in no particular order.
+    /// - Parameters:
+    ///   - entry: The entry the page starts after, or `nil` for the first page.
+    ///   - limit: The most entries to return; fewer means there are no more.
+    /// - Returns: The entries.
     /// - Throws: Storage errors.
-    func indexEntries() throws -> [IndexEntry]
+    func filedIndexEntries(after entry: IndexEntry?, limit: Int) throws -> [IndexEntry]
+
+    /// The entries still waiting in the rows of the records above the mark, as the rows list them:
+    /// a record may list a term twice, and the index table may hold the same entry too.
+    ///
+    /// - Returns: The entries.
+    /// - Throws: Storage errors.
+    func unfiledIndexEntries() throws -> [IndexEntry]
 
     /// The id and version of every row of one kind, in record id order, from clear columns only: what
     /// a cache of opened rows compares with to open only the rows that are new or changed.
@@ -228,6 +240,31 @@ extension RecordReader {
             last = next
         }
     }
+
+    /// Calls `body` with every index entry, filed or waiting, once each, in no particular order,
+    /// for ``Vault/verify()``. The filed entries come a page of ``IndexEntry/perPage`` at a time:
+    /// an index holds several entries per token, so a list of all of them grows with the vault.
+    /// Filed entries are unique by the table's key; only the few waiting entries, and the filed
+    /// ones of records at or above the smallest waiting id (which no write makes), go in a set.
+    /// Call it inside one read transaction, so that the pages come from one snapshot.
+    ///
+    /// - Throws: What the reads and `body` throw.
+    package func forEachIndexEntry(_ body: (IndexEntry) throws -> Void) throws {
+        let unfiled = try unfiledIndexEntries()
+        let firstUnfiled = unfiled.min { $0.recordID.lexicographicallyPrecedes($1.recordID) }?.recordID
+        var seen = Set<IndexEntry>()
+        var last: IndexEntry?
+        while true {
+            let page = try filedIndexEntries(after: last, limit: IndexEntry.perPage)
+            for entry in page {
+                if let firstUnfiled, !entry.recordID.lexicographicallyPrecedes(firstUnfiled) { seen.insert(entry) }
+                try body(entry)
+            }
+            guard page.count == IndexEntry.perPage, let next = page.last else { break }
+            last = next
+        }
+        for entry in unfiled where seen.insert(entry).inserted { try body(entry) }
+    }
 }
 
 /// One row of the token index: a record filed under the keyed hash of one of its terms.
@@ -261,16 +298,9 @@ package struct IndexEntry: Hashable, Comparable {
         return SIMD4(term.0, term.1, id.0, id.1)
     }
 
-    /// The filed entries (the index table's, each once by its key) and the unfiled ones (kept in
-    /// the rows of the records above the mark, where a record may list a term twice), each once.
-    /// Only the few unfiled entries, and the filed ones of records above the mark (which no write
-    /// makes), go in a set: not every entry of the vault, and none is sorted.
-    static func once(filed: [IndexEntry], unfiled: [IndexEntry]) -> [IndexEntry] {
-        guard !unfiled.isEmpty else { return filed }
-        let firstUnfiled = unfiled.min { $0.recordID.lexicographicallyPrecedes($1.recordID) }?.recordID ?? []
-        var seen = Set(filed.lazy.filter { !$0.recordID.lexicographicallyPrecedes(firstUnfiled) })
-        return filed + unfiled.filter { seen.insert($0).inserted }
-    }
+    /// How many filed entries a page of ``RecordReader/forEachIndexEntry(_:)`` reads: one statement
+    /// each, and what the walk holds at once, whatever the size of the vault.
+    package static let perPage = 8_192
 
     /// Hashes the bytes a buffer at a time, where an array of bytes makes a call per byte.
     package func hash(into hasher: inout Hasher) {

@@ -209,11 +209,27 @@ struct PostgresRecordStore: RecordStore {
         return Set(filed + matching).sorted { $0.lexicographicallyPrecedes($1) }
     }
 
-    func indexEntries() throws -> [IndexEntry] {
-        let filed = try db.query("SELECT term, record_id FROM record_index").map {
-            IndexEntry(term: try $0.bytea(0), recordID: try $0.bytea(1))
+    func filedIndexEntries(after entry: IndexEntry?, limit: Int) throws -> [IndexEntry] {
+        let rows =
+            try entry.map { entry in
+                try db.query(
+                    "SELECT term, record_id FROM record_index WHERE (term, record_id) > ($1, $2) "
+                        + "ORDER BY term, record_id LIMIT $3",
+                    [.bytea(entry.term), .bytea(entry.recordID), .int8(Int64(limit))])
+            }
+            ?? db.query(
+                "SELECT term, record_id FROM record_index ORDER BY term, record_id LIMIT $1", [.int8(Int64(limit))])
+        return try rows.map { IndexEntry(term: try $0.bytea(0), recordID: try $0.bytea(1)) }
+    }
+
+    func unfiledIndexEntries() throws -> [IndexEntry] {
+        try db.query(
+            "SELECT record_id, terms FROM records WHERE record_id > $1 AND terms IS NOT NULL",
+            [.bytea(try filedThrough())]
+        ).flatMap { row in
+            let id = try row.bytea(0)
+            return UnfiledTerms.hashes(in: try row.bytea(1)).map { IndexEntry(term: $0, recordID: id) }
         }
-        return IndexEntry.once(filed: filed, unfiled: try unfiledEntries(after: try filedThrough()))
     }
 
     func fileTerms(_ terms: [[UInt8]], removing removed: [[UInt8]], of recordID: [UInt8]) throws {
@@ -262,15 +278,6 @@ struct PostgresRecordStore: RecordStore {
         try db.run("DELETE FROM record_index")
         try db.run("UPDATE records SET terms = NULL WHERE terms IS NOT NULL")
         try setFiledThrough(try largestRecordID() ?? [])
-    }
-
-    private func unfiledEntries(after mark: [UInt8]) throws -> [IndexEntry] {
-        try db.query(
-            "SELECT record_id, terms FROM records WHERE record_id > $1 AND terms IS NOT NULL", [.bytea(mark)]
-        ).flatMap { row in
-            let id = try row.bytea(0)
-            return UnfiledTerms.hashes(in: try row.bytea(1)).map { IndexEntry(term: $0, recordID: id) }
-        }
     }
 
     private func filedThrough() throws -> [UInt8] {

@@ -216,12 +216,21 @@ package struct SQLiteRecordStore: RecordStore {
         return Set(filed + matching).sorted { $0.lexicographicallyPrecedes($1) }
     }
 
-    /// Every entry, filed or not, once each.
-    package func indexEntries() throws -> [IndexEntry] {
-        let filed = try db.query("SELECT term, record_id FROM record_index") {
-            IndexEntry(term: $0.blob(0), recordID: $0.blob(1))
+    package func filedIndexEntries(after entry: IndexEntry?, limit: Int) throws -> [IndexEntry] {
+        let read = { (row: SQLiteRow) in IndexEntry(term: row.blob(0), recordID: row.blob(1)) }
+        guard let entry else {
+            return try db.query(
+                "SELECT term, record_id FROM record_index ORDER BY term, record_id LIMIT ?", [.integer(Int64(limit))],
+                row: read)
         }
-        return IndexEntry.once(filed: filed, unfiled: try unfiledEntries(after: try filedThrough()))
+        return try db.query(
+            "SELECT term, record_id FROM record_index WHERE (term, record_id) > (?, ?) "
+                + "ORDER BY term, record_id LIMIT ?",
+            [.blob(entry.term), .blob(entry.recordID), .integer(Int64(limit))], row: read)
+    }
+
+    package func unfiledIndexEntries() throws -> [IndexEntry] {
+        try unfiledEntries(after: try filedThrough())
     }
 
     /// For a record above the mark, writes the hashes into its row (whose page the write of the row
