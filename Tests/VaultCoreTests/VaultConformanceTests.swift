@@ -198,9 +198,16 @@ struct Profile: Codable, Sendable, Equatable {
     /// hold, each is accounted for once.
     @Test(arguments: VaultKind.all)
     func verifyAccountsForEveryEntryOfAnIndexOfManyPages(kind: VaultKind) throws {
-        let vault = try kind.make(directory)
         let termsPerToken = 10
         let count = 2 * IndexEntry.perPage / termsPerToken + 3
+        let vault = try manyTermsVault(kind, count: count, termsPerToken: termsPerToken)
+        #expect(try vault.verify().authenticatedRecordCount == count)
+    }
+
+    /// A vault of `count` tokens `t0`, `t1`, … with `termsPerToken` index terms each, named
+    /// `n` = "token.term".
+    private func manyTermsVault(_ kind: VaultKind, count: Int, termsPerToken: Int) throws -> Vault {
+        let vault = try kind.make(directory)
         try vault.insertTokenRecordsForBenchmarking(
             (0..<count).map { token in
                 BenchmarkTokenRecord(
@@ -208,7 +215,7 @@ struct Profile: Codable, Sendable, Equatable {
                     terms: (0..<termsPerToken).map { IndexTerm(field: "n", value: "\(token).\($0)") }, secret: [2])
             },
             policy: .default)
-        #expect(try vault.verify().authenticatedRecordCount == count)
+        return vault
     }
 
     /// A key rotation goes through the records a page at a time, once to check the digests and
@@ -258,16 +265,9 @@ struct Profile: Codable, Sendable, Equatable {
     /// A key rotation files the index entries under the new keys in batches: one of a vault with
     /// more entries than a batch holds is filed whole, and every entry is found.
     @Test func changeUnlockFilesMoreIndexEntriesThanOneBatch() throws {
-        let vault = try VaultKind.onDisk.make(directory)
         let termsPerToken = 1_000
         let count = (1 << 18) / termsPerToken + 3  // a batch is `RecordReseal.entriesFiledTogether`, 2^18
-        try vault.insertTokenRecordsForBenchmarking(
-            (0..<count).map { token in
-                BenchmarkTokenRecord(
-                    id: "t\(token)", metadata: [1],
-                    terms: (0..<termsPerToken).map { IndexTerm(field: "n", value: "\(token).\($0)") }, secret: [2])
-            },
-            policy: .default)
+        let vault = try manyTermsVault(.onDisk, count: count, termsPerToken: termsPerToken)
         try vault.changeUnlock(from: VaultKind.unlock, to: .passphrase("new passphrase"))
         #expect(try vault.verify().authenticatedRecordCount == count)
         for token in [0, count - 1] {
