@@ -77,6 +77,17 @@ package struct SQLiteRow {
         return [UInt8](UnsafeRawBufferPointer(start: base, count: count))
     }
 
+    /// Calls `body` with column `index`'s bytes where SQLite keeps them (empty for NULL), without a
+    /// copy on the heap. The bytes are valid only inside `body`.
+    package func withBlob<Result>(
+        _ index: Int32, _ body: (UnsafeRawBufferPointer) throws -> Result
+    ) rethrows -> Result {
+        // The pointer first, then its length, as SQLite's documentation orders the two calls.
+        let base = sqlite3_column_blob(handle, index)
+        let count = Int(sqlite3_column_bytes(handle, index))
+        return try body(UnsafeRawBufferPointer(start: count > 0 ? base : nil, count: base == nil ? 0 : count))
+    }
+
     /// Column `index` as text (empty for NULL).
     package func text(_ index: Int32) -> String {
         guard let base = sqlite3_column_text(handle, index) else { return "" }

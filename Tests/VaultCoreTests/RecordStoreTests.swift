@@ -256,7 +256,7 @@ import VaultStorage
         }
         #expect(try read { try $0.rows() } == [Self.row(id: 0x10, kind: .token, lookup: 0xa1)])
         #expect(try read { try $0.row(id: SQLiteRecordStore.digestRowID) } == nil)
-        #expect(try read { try $0.versions(kind: .token) }.map(\.id) == [Self.row(id: 0x10).id])
+        #expect(try read { try $0.versions(kind: .token) }.map(\.id.bytes) == [Self.row(id: 0x10).id])
         #expect(try read { try $0.sizes(kind: .token) }.count == 1)
         let next = try write { try $0.nextRecordID() }
         #expect(Array(next.prefix(8)) == [UInt8](repeating: 0x10, count: 7) + [0x11])

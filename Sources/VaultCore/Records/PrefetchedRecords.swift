@@ -40,7 +40,7 @@ struct PrefetchedRecords: RecordReader {
 
     func unfiledIndexEntries() throws -> [IndexEntry] { throw Miss() }
 
-    func versions(kind: RecordKind) throws -> [(id: [UInt8], version: UInt64)] { throw Miss() }
+    func versions(kind: RecordKind) throws -> [(id: SixteenBytes, version: UInt64)] { throw Miss() }
 
     func sizes(kind: RecordKind) throws -> (count: Int, sealedByteCount: Int) { throw Miss() }
 

@@ -194,12 +194,14 @@ package protocol RecordReader {
     func unfiledIndexEntries() throws -> [IndexEntry]
 
     /// The id and version of every row of one kind, in record id order, from clear columns only: what
-    /// a cache of opened rows compares with to open only the rows that are new or changed.
+    /// a cache of opened rows compares with to open only the rows that are new or changed. The ids
+    /// come as words: a listing of every token then holds no array per token.
     ///
     /// - Parameter kind: The kind of rows to list.
     /// - Returns: The ids and versions.
-    /// - Throws: Storage errors.
-    func versions(kind: RecordKind) throws -> [(id: [UInt8], version: UInt64)]
+    /// - Throws: ``VaultError/integrity(_:)`` for an id that is not 16 bytes (both schemas refuse
+    ///   one); storage errors.
+    func versions(kind: RecordKind) throws -> [(id: SixteenBytes, version: UInt64)]
 
     /// How many rows of one kind there are and how many sealed bytes they hold, from clear columns
     /// only (no key needed).
@@ -284,18 +286,8 @@ package struct IndexEntry: Hashable, Comparable {
     /// bytes as the vault writes them: ordered as the entry, and hashed and compared without
     /// touching the heap. `nil` for other lengths, which both schemas refuse.
     var words: SIMD4<UInt64>? {
-        guard term.count == 16, recordID.count == 16 else { return nil }
-        func words(_ bytes: [UInt8]) -> (UInt64, UInt64) {
-            bytes.withUnsafeBytes {
-                (
-                    UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
-                    UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-                )
-            }
-        }
-        let term = words(term)
-        let id = words(recordID)
-        return SIMD4(term.0, term.1, id.0, id.1)
+        guard let term = SixteenBytes(term), let id = SixteenBytes(recordID) else { return nil }
+        return SIMD4(term.high, term.low, id.high, id.low)
     }
 
     /// How many filed entries a page of ``RecordReader/forEachIndexEntry(_:)`` reads: one statement

@@ -37,9 +37,10 @@ final class TokenMetadataCache: Sendable {
     ///
     /// Every listing after a change copies each entry once, and each copy retains every object it
     /// refers to: at a hundred thousand records, scattered objects the processor's caches no longer
-    /// hold. So the opened metadata and the decoded value sit behind one reference each.
+    /// hold. So the opened metadata and the decoded value sit behind one reference each, and the
+    /// record id is held as words.
     private struct Entry {
-        let recordID: [UInt8]
+        let recordID: SixteenBytes
         let version: UInt64
         /// The opened metadata; `nil` for a row this unlock does not list (another access group's
         /// or bound to another device), kept so that it is not opened again while unchanged.
@@ -136,7 +137,9 @@ final class TokenMetadataCache: Sendable {
             var entries: [Entry] = []
             try records.forEachPage(of: .token, limit: Vault.rowsPerPage) { page in
                 entries += try page.concurrentMap { row in
-                    Entry(recordID: row.id, version: row.version, opened: try open(row).map(Boxed.init), decoded: nil)
+                    Entry(
+                        recordID: try Self.recordID(of: row), version: row.version,
+                        opened: try open(row).map(Boxed.init), decoded: nil)
                 }
             }
             state.withLock { state in
@@ -167,6 +170,12 @@ final class TokenMetadataCache: Sendable {
         }
     }
 
+    /// A row's id as words; both schemas keep record ids at 16 bytes.
+    private static func recordID(of row: RecordRow) throws -> SixteenBytes {
+        guard let id = SixteenBytes(row.id) else { throw VaultError.integrity("a record id is not 16 bytes") }
+        return id
+    }
+
     /// The most insertions and removals applied in place: each moves the entries after it, so more
     /// of them make a new array in one pass instead.
     private static let movesInPlace = 16
@@ -185,13 +194,13 @@ final class TokenMetadataCache: Sendable {
     /// the listing is opened, and entries not in the listing go. Both are in record id order, and
     /// so are the edits, an insertion coming before an edit of the entry it goes in front of.
     private static func edits(
-        turning cached: [Entry], into listing: [(id: [UInt8], version: UInt64)], reopenSkipped: Bool,
+        turning cached: [Entry], into listing: [(id: SixteenBytes, version: UInt64)], reopenSkipped: Bool,
         records: any RecordReader, open: (RecordRow) throws -> TokenRecordMetadata?
     ) throws -> [Edit] {
         var edits: [Edit] = []
         var next = 0
         for (id, version) in listing {
-            while next < cached.count, cached[next].recordID.lexicographicallyPrecedes(id) {
+            while next < cached.count, cached[next].recordID < id {
                 edits.append(.remove(next))
                 next += 1
             }
@@ -201,7 +210,7 @@ final class TokenMetadataCache: Sendable {
                 continue
             }
             // Listed in this snapshot, so it is there; a row gone all the same is left out.
-            let entry = try records.row(id: id).map { row in
+            let entry = try records.row(id: id.bytes).map { row in
                 Entry(recordID: id, version: row.version, opened: try open(row).map(Boxed.init), decoded: nil)
             }
             switch (isCached, entry) {

@@ -128,10 +128,15 @@ struct PostgresRecordStore: RecordStore {
         ).map(Self.row)
     }
 
-    func versions(kind: RecordKind) throws -> [(id: [UInt8], version: UInt64)] {
+    func versions(kind: RecordKind) throws -> [(id: SixteenBytes, version: UInt64)] {
         try db.query(
             "SELECT record_id, version FROM records WHERE kind = $1 ORDER BY record_id", [.int8(Int64(kind.rawValue))]
-        ).map { (id: try $0.bytea(0), version: UInt64(bitPattern: try $0.int8(1))) }
+        ).map { row in
+            guard let id = SixteenBytes(try row.bytea(0)) else {
+                throw VaultError.integrity("a record id is not 16 bytes")
+            }
+            return (id: id, version: UInt64(bitPattern: try row.int8(1)))
+        }
     }
 
     func sizes(kind: RecordKind) throws -> (count: Int, sealedByteCount: Int) {

@@ -128,11 +128,16 @@ package struct SQLiteRecordStore: RecordStore {
 
     /// The ids and versions of one kind's rows, in record id order, without reading a sealed blob.
     /// In a format version 3 file `records_by_kind` covers the query: no table row is read.
-    package func versions(kind: RecordKind) throws -> [(id: [UInt8], version: UInt64)] {
+    package func versions(kind: RecordKind) throws -> [(id: SixteenBytes, version: UInt64)] {
         try db.query(
             "SELECT record_id, version FROM records WHERE kind = ? ORDER BY record_id",
             [.integer(Int64(kind.rawValue))]
-        ) { (id: $0.blob(0), version: UInt64(bitPattern: $0.integer(1))) }
+        ) { row in
+            guard let id = row.withBlob(0, { SixteenBytes($0) }) else {
+                throw VaultError.integrity("a record id is not 16 bytes")
+            }
+            return (id: id, version: UInt64(bitPattern: row.integer(1)))
+        }
     }
 
     /// The count and sealed bytes of one kind's rows, summed by SQLite.

@@ -1,0 +1,31 @@
+/// Sixteen bytes, such as a record id or a term hash, held as two big-endian words: no array on
+/// the heap, and ordered as the bytes are, which is how both databases order blobs.
+package struct SixteenBytes: Hashable, Comparable, Sendable {
+    /// The first eight bytes, big-endian.
+    package let high: UInt64
+    /// The last eight bytes, big-endian.
+    package let low: UInt64
+
+    /// The words of `bytes`, or `nil` when there are not exactly sixteen.
+    package init?(_ bytes: UnsafeRawBufferPointer) {
+        guard bytes.count == 16 else { return nil }
+        high = UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
+        low = UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+    }
+
+    /// The words of `bytes`, or `nil` when there are not exactly sixteen.
+    package init?(_ bytes: [UInt8]) {
+        guard let words = bytes.withUnsafeBytes({ SixteenBytes($0) }) else { return nil }
+        self = words
+    }
+
+    /// The sixteen bytes.
+    package var bytes: [UInt8] {
+        withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) { [UInt8]($0) }
+    }
+
+    /// The order of the bytes.
+    package static func < (lhs: SixteenBytes, rhs: SixteenBytes) -> Bool {
+        (lhs.high, lhs.low) < (rhs.high, rhs.low)
+    }
+}
