@@ -85,7 +85,8 @@ package struct SQLiteRow {
         // The pointer first, then its length, as SQLite's documentation orders the two calls.
         let base = sqlite3_column_blob(handle, index)
         let count = Int(sqlite3_column_bytes(handle, index))
-        return try body(UnsafeRawBufferPointer(start: count > 0 ? base : nil, count: base == nil ? 0 : count))
+        guard let base, count > 0 else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        return try body(UnsafeRawBufferPointer(start: base, count: count))
     }
 
     /// Column `index` as text (empty for NULL).

@@ -19,6 +19,22 @@ package struct SixteenBytes: Hashable, Comparable, Sendable {
         self = words
     }
 
+    /// The words of a record id read from storage.
+    ///
+    /// - Throws: ``VaultError/integrity(_:)`` for an id that is not 16 bytes, which both schemas
+    ///   refuse.
+    init(recordID: UnsafeRawBufferPointer) throws {
+        guard let words = SixteenBytes(recordID) else { throw VaultError.integrity("a record id is not 16 bytes") }
+        self = words
+    }
+
+    /// The words of a record id read from storage.
+    ///
+    /// - Throws: ``VaultError/integrity(_:)`` for an id that is not 16 bytes.
+    init(recordID: [UInt8]) throws {
+        self = try recordID.withUnsafeBytes { try SixteenBytes(recordID: $0) }
+    }
+
     /// The sixteen bytes.
     package var bytes: [UInt8] {
         withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) { [UInt8]($0) }

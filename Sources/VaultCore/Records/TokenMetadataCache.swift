@@ -138,7 +138,7 @@ final class TokenMetadataCache: Sendable {
             try records.forEachPage(of: .token, limit: Vault.rowsPerPage) { page in
                 entries += try page.concurrentMap { row in
                     Entry(
-                        recordID: try Self.recordID(of: row), version: row.version,
+                        recordID: try SixteenBytes(recordID: row.id), version: row.version,
                         opened: try open(row).map(Boxed.init), decoded: nil)
                 }
             }
@@ -168,12 +168,6 @@ final class TokenMetadataCache: Sendable {
             }
             state.entriesChanged()
         }
-    }
-
-    /// A row's id as words; both schemas keep record ids at 16 bytes.
-    private static func recordID(of row: RecordRow) throws -> SixteenBytes {
-        guard let id = SixteenBytes(row.id) else { throw VaultError.integrity("a record id is not 16 bytes") }
-        return id
     }
 
     /// The most insertions and removals applied in place: each moves the entries after it, so more

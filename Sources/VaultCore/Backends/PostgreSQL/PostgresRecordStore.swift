@@ -131,12 +131,7 @@ struct PostgresRecordStore: RecordStore {
     func versions(kind: RecordKind) throws -> [(id: SixteenBytes, version: UInt64)] {
         try db.query(
             "SELECT record_id, version FROM records WHERE kind = $1 ORDER BY record_id", [.int8(Int64(kind.rawValue))]
-        ).map { row in
-            guard let id = SixteenBytes(try row.bytea(0)) else {
-                throw VaultError.integrity("a record id is not 16 bytes")
-            }
-            return (id: id, version: UInt64(bitPattern: try row.int8(1)))
-        }
+        ).map { (id: try SixteenBytes(recordID: try $0.bytea(0)), version: UInt64(bitPattern: try $0.int8(1))) }
     }
 
     func sizes(kind: RecordKind) throws -> (count: Int, sealedByteCount: Int) {

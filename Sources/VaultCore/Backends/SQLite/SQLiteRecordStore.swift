@@ -133,10 +133,7 @@ package struct SQLiteRecordStore: RecordStore {
             "SELECT record_id, version FROM records WHERE kind = ? ORDER BY record_id",
             [.integer(Int64(kind.rawValue))]
         ) { row in
-            guard let id = row.withBlob(0, { SixteenBytes($0) }) else {
-                throw VaultError.integrity("a record id is not 16 bytes")
-            }
-            return (id: id, version: UInt64(bitPattern: row.integer(1)))
+            (id: try row.withBlob(0) { try SixteenBytes(recordID: $0) }, version: UInt64(bitPattern: row.integer(1)))
         }
     }
 
