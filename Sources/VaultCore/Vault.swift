@@ -209,8 +209,8 @@ public final class Vault: Sendable {
     }
 
     /// How many rows a pass over every record holds at a time (``verify()``, a key rotation, the
-    /// metadata cache's first listing): about 3 MiB of sealed tokens, within a processor's
-    /// last-level cache.
+    /// metadata cache's first listing, a format upgrade's checks): about 3 MiB of sealed tokens,
+    /// within a processor's last-level cache.
     package static let rowsPerPage = 1_024
 
     /// Runs `body` on one consistent snapshot of the records.

@@ -88,42 +88,38 @@ extension Vault {
                     guard keys.scope == nil else { return false }
                     let records = db.recordStore
                     let groups = try candidateGroups(in: records, keys: keys)
-                    var pending = try checkedTokenRows(in: db, keys: keys, groups: groups)
-                    guard try opensEveryDeviceBoundRow(pending, groups: groups, keys: keys) else { return false }
+                    guard try checkedForUpgrade(db, keys: keys, groups: groups) else { return false }
                     try db.writeHeader(formatVersion: VaultFormat.currentVersion, epoch: keys.epoch)
                     try db.dropKindIndex()
                     var transaction = try RecordTransaction(db: db, keys: keys, vaultID: vaultID)
                     // Opening, decoding, encoding, sealing and hashing are independent per record:
-                    // spread over the cores, a chunk at a time, the next chunk while this thread
-                    // writes the last, so only two chunks of opened and sealed records are held at
-                    // once. The writes go in record id order, the table's own. `pending` is
-                    // reversed, so each chunk taken off its end frees those rows' bytes.
-                    pending.reverse()
-                    func nextChunk() -> [RecordRow] {
-                        let chunk = Array(pending.suffix(Self.upgradeChunk).reversed())
-                        pending.removeLast(chunk.count)
-                        return chunk
+                    // spread over the cores, a page at a time, the next page while this thread
+                    // writes the last, so only two pages of opened and sealed records are held at
+                    // once whatever the size of the vault. The pages go in record id order, the
+                    // table's own; a page starts after the last id of the one before, so the rows
+                    // written (which keep their ids) are not read again.
+                    func page(after last: [UInt8]?) throws -> [RecordRow] {
+                        try records.rows(kind: .token, after: last, limit: Self.upgradeChunk)
                     }
                     var entries: [IndexEntry] = []
-                    entries.reserveCapacity(pending.count * 8)
                     try withoutActuallyEscaping(reencode) { reencode in
                         let upgrade = { @Sendable (chunk: [RecordRow]) throws -> [UpgradedTokenRow?] in
                             try chunk.concurrentMap { row in
                                 try self.upgradedTokenRow(row, groups: groups, keys: keys, device: device, reencode)
                             }
                         }
-                        let first = nextChunk()
-                        var next: BackgroundResult<[UpgradedTokenRow?]>? = BackgroundResult { try upgrade(first) }
+                        var current = try page(after: nil)
+                        let first = current
+                        var next: BackgroundResult<[UpgradedTokenRow?]>? =
+                            first.isEmpty ? nil : BackgroundResult { try upgrade(first) }
                         // `reencode` must not be called once this returns, even after a throw.
                         defer { _ = try? next?.value() }
-                        while let current = next {
-                            let upgraded = try current.value()
-                            if pending.isEmpty {
-                                next = nil
-                            } else {
-                                let chunk = nextChunk()
-                                next = BackgroundResult { try upgrade(chunk) }
-                            }
+                        while let running = next {
+                            let following =
+                                current.count == Self.upgradeChunk ? try page(after: current.last?.id) : []
+                            let upgraded = try running.value()
+                            next = following.isEmpty ? nil : BackgroundResult { try upgrade(following) }
+                            current = following
                             for result in upgraded {
                                 guard let result else { throw UpgradeAbandoned() }
                                 try transaction.replace(result.old, with: result.new)
@@ -169,22 +165,33 @@ extension Vault {
             entries: Set(terms).map { IndexEntry(term: $0.hash(key: indexKey), recordID: row.id) })
     }
 
-    /// Every token row, once the digests of every row and key slot have been checked: an upgrade
-    /// must not hide damage. The other rows are let go on return.
-    private func checkedTokenRows(
-        in db: any BackendWriteTransaction, keys: KeyRing, groups: [String?]
-    ) throws -> [RecordRow] {
+    /// Whether the vault may be upgraded, read a page at a time: the digests of every row and key
+    /// slot must match (an upgrade must not hide damage), and every device-bound token row (and
+    /// every row whose policy does not read) must open here, since a token bound to another device
+    /// cannot be opened, so not upgraded, and the vault must then be left as it is. Checked before
+    /// anything is written, so such a vault costs no re-sealing.
+    ///
+    /// - Returns: `false` when a token row is bound to another device.
+    /// - Throws: ``VaultError/integrity(_:)`` when the digests do not match.
+    private func checkedForUpgrade(
+        _ db: any BackendWriteTransaction, keys: KeyRing, groups: [String?]
+    ) throws -> Bool {
         let records = db.recordStore
         let scopes = keys.scopes(of: groups)
-        let rows = try records.rows()
-        _ = try ScopedDigests(rows: rows, slots: db.keySlots(), keys: keys, groups: scopes)
-            .check(in: records, keys: keys, groups: scopes, vaultID: vaultID)
-        return rows.filter { $0.kind == .token }
+        var digests = try ScopedDigests(slots: db.keySlots(), keys: keys, groups: scopes)
+        var opensHere = true
+        try records.forEachPage(limit: Self.rowsPerPage) { page in
+            try digests.add(page)
+            if opensHere {
+                opensHere = try opensEveryDeviceBoundRow(page.filter { $0.kind == .token }, groups: groups, keys: keys)
+            }
+        }
+        _ = try digests.check(in: records, keys: keys, groups: scopes, vaultID: vaultID)
+        return opensHere
     }
 
-    /// Whether every device-bound token row (and every row whose policy does not read) opens here:
-    /// a token bound to another device cannot be opened, so not upgraded, and the vault must then be
-    /// left as it is. Checked before anything is written, so such a vault costs no re-sealing.
+    /// Whether every device-bound token row among `rows` (and every row whose policy does not read)
+    /// opens here.
     private func opensEveryDeviceBoundRow(_ rows: [RecordRow], groups: [String?], keys: KeyRing) throws -> Bool {
         let bound = rows.filter { row in
             (try? Domain(policyCode: row.policyCode, accessGroup: nil).accessibility.isDeviceBound) ?? true
