@@ -72,9 +72,7 @@ package struct SQLiteRow {
 
     /// Column `index` as bytes (empty for NULL).
     package func blob(_ index: Int32) -> [UInt8] {
-        let count = Int(sqlite3_column_bytes(handle, index))
-        guard count > 0, let base = sqlite3_column_blob(handle, index) else { return [] }
-        return [UInt8](UnsafeRawBufferPointer(start: base, count: count))
+        withBlob(index) { [UInt8]($0) }
     }
 
     /// Calls `body` with column `index`'s bytes where SQLite keeps them (empty for NULL), without a
