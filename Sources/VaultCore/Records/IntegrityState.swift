@@ -121,16 +121,19 @@ struct ScopedDigests {
     mutating func add(_ rows: [RecordRow]) throws {
         for row in rows {
             let scope = row.scope ?? []
-            if keyByScope[scope] == nil, !scope.isEmpty {
-                if let group = groups[scope], keys.isInScope(group) {
-                    keyByScope[scope] = try keys.integrityKey(forGroup: group)
-                } else if keys.scope == nil {
-                    throw VaultError.integrity("a record belongs to no known access group")
-                }
+            guard keyByScope[scope] == nil, !scope.isEmpty else { continue }
+            if let group = groups[scope], keys.isInScope(group) {
+                keyByScope[scope] = try keys.integrityKey(forGroup: group)
+            } else if keys.scope == nil {
+                throw VaultError.integrity("a record belongs to no known access group")
             }
-            guard let key = keyByScope[scope] else { continue }
-            digests[scope, default: IntegrityDigest()].add(row.integrityHash(key: key))
         }
+        // Hashing every row's sealed bytes is most of the work, independent per row: on every core.
+        let keyByScope = keyByScope
+        let hashes = try rows.concurrentMap { row in
+            keyByScope[row.scope ?? []].map { (scope: row.scope ?? [], hash: row.integrityHash(key: $0)) }
+        }
+        for case (let scope, let hash)? in hashes { digests[scope, default: IntegrityDigest()].add(hash) }
     }
 
     /// The digest of one scope (`nil`: vault-wide).

@@ -10,7 +10,7 @@ import VaultCrypto
 /// The caller recomputes the integrity digest from the rows returned. A caller going through a
 /// large vault hands the rows over a page at a time (``resealItems(_:in:onlyMetadata:pending:)``,
 /// then ``resealMetadata(_:in:)``); ``run(_:in:onlyMetadata:)`` takes them all at once.
-struct RecordReseal {
+struct RecordReseal: Sendable {
     let vaultID: [UInt8]
     let old: KeyRing
     let oldFormat: Int
@@ -69,45 +69,29 @@ struct RecordReseal {
 
     /// Re-seals and writes the item rows of `rows` (one page of the records, or all of them), and
     /// keeps their index entries and the metadata rows in `pending` for
-    /// ``resealMetadata(_:in:)``, filing the entries whenever ``entriesFiledTogether`` wait.
+    /// ``resealMetadata(_:in:)``, filing the entries whenever ``entriesFiledTogether`` wait. The
+    /// rows are opened, sealed again and hashed on every core (``resealed(_:)``), then written in
+    /// order on this thread.
     ///
     /// - Returns: The item rows written; a passcode item that is destroyed is not among them.
     /// - Throws: As ``run(_:in:onlyMetadata:)``.
     func resealItems(
         _ rows: [RecordRow], in records: any RecordStore, onlyMetadata: Bool, pending: inout Pending
     ) throws -> [RecordRow] {
+        pending.metadataRows += rows.filter(\.kind.isMetadata)
+        let items = rows.filter { !$0.kind.isMetadata }
+        guard !onlyMetadata else { return try rescopeItems(items, in: records, pending: &pending) }
         var result: [RecordRow] = []
-        result.reserveCapacity(rows.count)
-        for row in rows {
-            if row.kind.isMetadata {
-                pending.metadataRows.append(row)
-                continue
-            }
-            if onlyMetadata {
-                // Item rows keep their bytes; they only get their group's scope (found by the keyed
-                // domain id, so without opening them).
-                let domain = try row.domain(among: groups, keys: old, device: device)
-                if let domain, row.kind == .token, let (envelope, _) = try? openItem(row, groups: groups) {
-                    pending.tokenIDs.append((envelope.name, domain.accessGroup))
-                }
-                let scoped = RecordRow(
-                    id: row.id, kind: row.kind, lookup: row.lookup, domainID: row.domainID, policyCode: row.policyCode,
-                    version: row.version, sealed: row.sealed, scope: new.scopeID(of: domain?.accessGroup))
-                try records.update(scoped, expectedVersion: row.version)
-                result.append(scoped)
-                continue
-            }
-            guard let (resealed, envelope, group) = try resealItem(row, groups: groups) else {
+        result.reserveCapacity(items.count)
+        for (row, resealed) in zip(items, try resealed(items)) {
+            guard let resealed else {
                 try records.delete(row)
                 continue
             }
-            if row.kind == .token { pending.tokenIDs.append((envelope.name, group)) }
-            try records.update(resealed, expectedVersion: row.version)
-            if reindexes, let terms = envelope.terms, !terms.isEmpty {
-                let key = try new.indexKey(forGroup: group)
-                pending.entries += terms.map { IndexEntry(term: $0.hash(key: key), recordID: row.id) }
-            }
-            result.append(resealed)
+            if row.kind == .token { pending.tokenIDs.append((resealed.name, resealed.group)) }
+            try records.update(resealed.row, expectedVersion: row.version)
+            pending.entries += resealed.entries
+            result.append(resealed.row)
         }
         if pending.entries.count >= Self.entriesFiledTogether { try fileEntries(&pending, in: records) }
         return result
@@ -117,6 +101,51 @@ struct RecordReseal {
     private func fileEntries(_ pending: inout Pending, in records: any RecordStore) throws {
         try records.addIndexEntries(pending.entries)
         pending.entries.removeAll()
+    }
+
+    /// An item row sealed again under the new keys, with what the metadata rows and the index need.
+    private struct ResealedItem: Sendable {
+        let row: RecordRow
+        /// The item's name (a token's id).
+        let name: String
+        let group: String?
+        /// Its index entries under the new keys (none unless ``reindexes``).
+        let entries: [IndexEntry]
+    }
+
+    /// Each item row opened, sealed again and filed under its new index terms, on every core (the
+    /// work is independent per row); `nil` for a passcode item that is destroyed.
+    private func resealed(_ items: [RecordRow]) throws -> [ResealedItem?] {
+        try items.concurrentMap { row in
+            guard let (resealed, envelope, group) = try resealItem(row, groups: groups) else { return nil }
+            var entries: [IndexEntry] = []
+            if reindexes, let terms = envelope.terms, !terms.isEmpty {
+                let key = try new.indexKey(forGroup: group)
+                entries = terms.map { IndexEntry(term: $0.hash(key: key), recordID: row.id) }
+            }
+            return ResealedItem(row: resealed, name: envelope.name, group: group, entries: entries)
+        }
+    }
+
+    /// The version 1 migration's item rows: they keep their bytes and only get their group's scope,
+    /// found by the keyed domain id, so without opening them.
+    private func rescopeItems(
+        _ items: [RecordRow], in records: any RecordStore, pending: inout Pending
+    ) throws -> [RecordRow] {
+        var result: [RecordRow] = []
+        result.reserveCapacity(items.count)
+        for row in items {
+            let domain = try row.domain(among: groups, keys: old, device: device)
+            if let domain, row.kind == .token, let (envelope, _) = try? openItem(row, groups: groups) {
+                pending.tokenIDs.append((envelope.name, domain.accessGroup))
+            }
+            let scoped = RecordRow(
+                id: row.id, kind: row.kind, lookup: row.lookup, domainID: row.domainID, policyCode: row.policyCode,
+                version: row.version, sealed: row.sealed, scope: new.scopeID(of: domain?.accessGroup))
+            try records.update(scoped, expectedVersion: row.version)
+            result.append(scoped)
+        }
+        return result
     }
 
     /// Files the index entries `pending` still holds, then re-seals and writes the metadata rows it
