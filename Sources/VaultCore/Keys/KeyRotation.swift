@@ -103,9 +103,18 @@ struct KeyRotation {
             reindexes: format >= 3)
         try reseal.begin(in: records)
         var pending = RecordReseal.Pending()
-        // A page's rows keep their ids, so the next page starts where this one ended.
+        // Each page is opened and sealed again on the other cores while this thread writes the one
+        // before; a page's rows keep their ids, so the next page starts where this one ended.
+        var inFlight: BackgroundResult<RecordReseal.ResealedPage>?
+        defer { _ = try? inFlight?.value() }  // the work must not outlive the keys it uses
         try records.forEachPage(limit: Vault.rowsPerPage) { page in
-            try newDigests.add(reseal.resealItems(page, in: records, onlyMetadata: false, pending: &pending))
+            let previous = inFlight
+            inFlight = BackgroundResult { try reseal.resealed(page) }
+            if let previous { try newDigests.add(reseal.write(previous.value(), in: records, pending: &pending)) }
+        }
+        if let last = inFlight {
+            inFlight = nil
+            try newDigests.add(reseal.write(last.value(), in: records, pending: &pending))
         }
         try newDigests.add(reseal.resealMetadata(pending, in: records))
         for added in adding {

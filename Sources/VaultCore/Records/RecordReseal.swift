@@ -69,21 +69,68 @@ struct RecordReseal: Sendable {
 
     /// Re-seals and writes the item rows of `rows` (one page of the records, or all of them), and
     /// keeps their index entries and the metadata rows in `pending` for
-    /// ``resealMetadata(_:in:)``, filing the entries whenever ``entriesFiledTogether`` wait. The
-    /// rows are opened, sealed again and hashed on every core (``resealed(_:)``), then written in
-    /// order on this thread.
+    /// ``resealMetadata(_:in:)``, filing the entries whenever ``entriesFiledTogether`` wait: in
+    /// turn ``resealed(_:)``, on every core, and ``write(_:in:pending:)``, on this thread.
     ///
     /// - Returns: The item rows written; a passcode item that is destroyed is not among them.
     /// - Throws: As ``run(_:in:onlyMetadata:)``.
     func resealItems(
         _ rows: [RecordRow], in records: any RecordStore, onlyMetadata: Bool, pending: inout Pending
     ) throws -> [RecordRow] {
-        pending.metadataRows += rows.filter(\.kind.isMetadata)
+        guard !onlyMetadata else {
+            pending.metadataRows += rows.filter(\.kind.isMetadata)
+            return try rescopeItems(rows.filter { !$0.kind.isMetadata }, in: records, pending: &pending)
+        }
+        return try write(resealed(rows), in: records, pending: &pending)
+    }
+
+    /// A page of rows with its item rows opened and sealed again under the new keys, not written
+    /// yet: what a caller prepares on other threads while it writes the page before.
+    struct ResealedPage: Sendable {
+        fileprivate let metadataRows: [RecordRow]
+        fileprivate let items: [RecordRow]
+        /// For each of `items`, the row sealed again, or `nil` for a passcode item that is destroyed.
+        fileprivate let resealed: [ResealedItem?]
+    }
+
+    /// An item row sealed again under the new keys, with what the metadata rows and the index need.
+    fileprivate struct ResealedItem: Sendable {
+        let row: RecordRow
+        /// The item's name (a token's id).
+        let name: String
+        let group: String?
+        /// Its index entries under the new keys (none unless ``reindexes``).
+        let entries: [IndexEntry]
+    }
+
+    /// Opens each item row of `rows`, seals it again and files it under its new index terms, on
+    /// every core (the work is independent per row); nothing is written.
+    ///
+    /// - Throws: As ``run(_:in:onlyMetadata:)``.
+    func resealed(_ rows: [RecordRow]) throws -> ResealedPage {
         let items = rows.filter { !$0.kind.isMetadata }
-        guard !onlyMetadata else { return try rescopeItems(items, in: records, pending: &pending) }
+        let resealed = try items.concurrentMap { row -> ResealedItem? in
+            guard let (resealed, envelope, group) = try resealItem(row, groups: groups) else { return nil }
+            var entries: [IndexEntry] = []
+            if reindexes, let terms = envelope.terms, !terms.isEmpty {
+                let key = try new.indexKey(forGroup: group)
+                entries = terms.map { IndexEntry(term: $0.hash(key: key), recordID: row.id) }
+            }
+            return ResealedItem(row: resealed, name: envelope.name, group: group, entries: entries)
+        }
+        return ResealedPage(metadataRows: rows.filter(\.kind.isMetadata), items: items, resealed: resealed)
+    }
+
+    /// Writes a page ``resealed(_:)`` prepared, in order, and keeps its index entries and metadata
+    /// rows in `pending` as ``resealItems(_:in:onlyMetadata:pending:)`` does.
+    ///
+    /// - Returns: The item rows written; a passcode item that is destroyed is not among them.
+    /// - Throws: Storage errors.
+    func write(_ page: ResealedPage, in records: any RecordStore, pending: inout Pending) throws -> [RecordRow] {
+        pending.metadataRows += page.metadataRows
         var result: [RecordRow] = []
-        result.reserveCapacity(items.count)
-        for (row, resealed) in zip(items, try resealed(items)) {
+        result.reserveCapacity(page.items.count)
+        for (row, resealed) in zip(page.items, page.resealed) {
             guard let resealed else {
                 try records.delete(row)
                 continue
@@ -95,36 +142,6 @@ struct RecordReseal: Sendable {
         }
         if pending.entries.count >= Self.entriesFiledTogether { try fileEntries(&pending, in: records) }
         return result
-    }
-
-    /// Files the index entries waiting in `pending`, in one batch.
-    private func fileEntries(_ pending: inout Pending, in records: any RecordStore) throws {
-        try records.addIndexEntries(pending.entries)
-        pending.entries.removeAll()
-    }
-
-    /// An item row sealed again under the new keys, with what the metadata rows and the index need.
-    private struct ResealedItem: Sendable {
-        let row: RecordRow
-        /// The item's name (a token's id).
-        let name: String
-        let group: String?
-        /// Its index entries under the new keys (none unless ``reindexes``).
-        let entries: [IndexEntry]
-    }
-
-    /// Each item row opened, sealed again and filed under its new index terms, on every core (the
-    /// work is independent per row); `nil` for a passcode item that is destroyed.
-    private func resealed(_ items: [RecordRow]) throws -> [ResealedItem?] {
-        try items.concurrentMap { row in
-            guard let (resealed, envelope, group) = try resealItem(row, groups: groups) else { return nil }
-            var entries: [IndexEntry] = []
-            if reindexes, let terms = envelope.terms, !terms.isEmpty {
-                let key = try new.indexKey(forGroup: group)
-                entries = terms.map { IndexEntry(term: $0.hash(key: key), recordID: row.id) }
-            }
-            return ResealedItem(row: resealed, name: envelope.name, group: group, entries: entries)
-        }
     }
 
     /// The version 1 migration's item rows: they keep their bytes and only get their group's scope,
@@ -146,6 +163,12 @@ struct RecordReseal: Sendable {
             result.append(scoped)
         }
         return result
+    }
+
+    /// Files the index entries waiting in `pending`, in one batch.
+    private func fileEntries(_ pending: inout Pending, in records: any RecordStore) throws {
+        try records.addIndexEntries(pending.entries)
+        pending.entries.removeAll()
     }
 
     /// Files the index entries `pending` still holds, then re-seals and writes the metadata rows it
