@@ -35,26 +35,22 @@ extension Vault {
             var recordCount = 0
             var authenticated = 0
             var failed = 0
-            // A page at a time: a vault of a million records is gigabytes sealed.
+            // A page at a time: a vault of a million records is gigabytes sealed. Opening a row and
+            // hashing its index terms is independent per row: on every core.
             try records.forEachPage(limit: Self.rowsPerPage) { page in
                 try digests.add(page)
-                for row in page {
-                    guard
-                        let key = try? sealingKey(of: row, groups: groups, scopes: scopes, keys: keys, device: device)
-                    else {
-                        if row.kind == .token { index.unopenedRecords += 1 }
-                        continue
-                    }
-                    let plaintext: [UInt8]
-                    do {
-                        plaintext = try row.open(key: key, vaultID: vaultID)
+                let checks = try page.concurrentMap { row in
+                    try self.check(
+                        row, indexed: format >= 3, groups: groups, scopes: scopes, keys: keys, device: device)
+                }
+                for (row, check) in zip(page, checks) {
+                    switch check {
+                    case .unopened where row.kind == .token: index.unopenedRecords += 1
+                    case .unopened: break
+                    case .failedAuthentication: failed += 1
+                    case .authenticated(let expectedEntries):
                         authenticated += 1
-                    } catch {
-                        failed += 1
-                        continue
-                    }
-                    if format >= 3, row.kind == .token {
-                        try index.expect(row, plaintext: plaintext, groups: groups, keys: keys, device: device)
+                        index.expect(expectedEntries)
                     }
                 }
                 recordCount += page.count
@@ -69,6 +65,34 @@ extension Vault {
                 authenticatedRecordCount: authenticated,
                 generation: generations[[]] ?? generations.values.max() ?? 0)
         }
+    }
+
+    /// What verifying one row found.
+    private enum RowCheck: Sendable {
+        /// This unlock holds no key for the row.
+        case unopened
+        case failedAuthentication
+        /// The row opened; a token record's index entries as its sealed terms say (as
+        /// ``IndexEntry/words``), none for other rows or without an index.
+        case authenticated(expectedEntries: [SIMD4<UInt64>])
+    }
+
+    /// Opens `row` with the key this unlock holds for it, and, for a token record of a file with an
+    /// index (`indexed`), names the index entries its sealed terms call for.
+    ///
+    /// - Throws: ``VaultError/integrity(_:)`` for a record id that is not 16 bytes.
+    private func check(
+        _ row: RecordRow, indexed: Bool, groups: [String?], scopes: [[UInt8]: String], keys: KeyRing,
+        device: DeviceSecret?
+    ) throws -> RowCheck {
+        guard let key = try? sealingKey(of: row, groups: groups, scopes: scopes, keys: keys, device: device) else {
+            return .unopened
+        }
+        guard let plaintext = try? row.open(key: key, vaultID: vaultID) else { return .failedAuthentication }
+        guard indexed, row.kind == .token else { return .authenticated(expectedEntries: []) }
+        return .authenticated(
+            expectedEntries: try IndexCheck.entries(
+                of: row, plaintext: plaintext, groups: groups, keys: keys, device: device))
     }
 
     /// The key a row was sealed with, if this unlock holds it: a metadata key, or the key of the
@@ -100,20 +124,28 @@ private struct IndexCheck {
     /// Token records this unlock could not open: their entries cannot be accounted for.
     var unopenedRecords = 0
 
-    mutating func expect(
-        _ row: RecordRow, plaintext: [UInt8], groups: [String?], keys: KeyRing, device: DeviceSecret?
-    ) throws {
+    /// The entries a token record's sealed terms call for, as ``IndexEntry/words``.
+    ///
+    /// - Throws: ``VaultError/integrity(_:)`` for a record id that is not 16 bytes.
+    static func entries(
+        of row: RecordRow, plaintext: [UInt8], groups: [String?], keys: KeyRing, device: DeviceSecret?
+    ) throws -> [SIMD4<UInt64>] {
         guard let terms = try ItemEnvelope(decoding: plaintext).terms,
             let domain = try row.domain(among: groups.filter(keys.isInScope), keys: keys, device: device)
-        else { return }
+        else { return [] }
         let key = try keys.indexKey(forGroup: domain.accessGroup)
-        for term in terms {
+        return try terms.map { term in
             // Both schemas keep record ids and term hashes at 16 bytes, so every entry has words.
             guard let words = IndexEntry(term: term.hash(key: key), recordID: row.id).words else {
                 throw VaultError.integrity("a record id is not 16 bytes")
             }
-            expected.insert(words)
+            return words
         }
+    }
+
+    /// Adds entries a record calls for (``entries(of:plaintext:groups:keys:device:)``).
+    mutating func expect(_ entries: [SIMD4<UInt64>]) {
+        for entry in entries { expected.insert(entry) }
     }
 
     /// Compares with the stored entries, a page at a time, taking each out of the expected set: what
