@@ -80,7 +80,8 @@ extension Vault {
     /// Opens `row` with the key this unlock holds for it, and, for a token record of a file with an
     /// index (`indexed`), names the index entries its sealed terms call for.
     ///
-    /// - Throws: ``VaultError/integrity(_:)`` for a record id that is not 16 bytes.
+    /// - Throws: What reading an opened token record's envelope and domain throws, as
+    ///   ``VaultError/integrity(_:)`` for a record id that is not 16 bytes.
     private func check(
         _ row: RecordRow, indexed: Bool, groups: [String?], scopes: [[UInt8]: String], keys: KeyRing,
         device: DeviceSecret?
