@@ -96,35 +96,20 @@ extension Vault {
                     // spread over the cores, a page at a time, the next page while this thread
                     // writes the last, so only two pages of opened and sealed records are held at
                     // once whatever the size of the vault. The pages go in record id order, the
-                    // table's own; a page starts after the last id of the one before, so the rows
-                    // written (which keep their ids) are not read again.
-                    func page(after last: [UInt8]?) throws -> [RecordRow] {
-                        try records.rows(kind: .token, after: last, limit: Self.upgradeChunk)
-                    }
+                    // table's own (the kind index is gone).
                     var entries: [IndexEntry] = []
-                    try withoutActuallyEscaping(reencode) { reencode in
-                        let upgrade = { @Sendable (chunk: [RecordRow]) throws -> [UpgradedTokenRow?] in
+                    try records.forEachPage(
+                        of: .token, limit: Self.upgradeChunk,
+                        preparing: { chunk in
                             try chunk.concurrentMap { row in
                                 try self.upgradedTokenRow(row, groups: groups, keys: keys, device: device, reencode)
                             }
                         }
-                        var current = try page(after: nil)
-                        let first = current
-                        var next: BackgroundResult<[UpgradedTokenRow?]>? =
-                            first.isEmpty ? nil : BackgroundResult { try upgrade(first) }
-                        // `reencode` must not be called once this returns, even after a throw.
-                        defer { _ = try? next?.value() }
-                        while let running = next {
-                            let following =
-                                current.count == Self.upgradeChunk ? try page(after: current.last?.id) : []
-                            let upgraded = try running.value()
-                            next = following.isEmpty ? nil : BackgroundResult { try upgrade(following) }
-                            current = following
-                            for result in upgraded {
-                                guard let result else { throw UpgradeAbandoned() }
-                                try transaction.replace(result.old, with: result.new)
-                                entries += result.entries
-                            }
+                    ) { upgraded in
+                        for result in upgraded {
+                            guard let result else { throw UpgradeAbandoned() }
+                            try transaction.replace(result.old, with: result.new)
+                            entries += result.entries
                         }
                     }
                     try db.addIndexTables()

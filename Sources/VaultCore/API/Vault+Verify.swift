@@ -146,7 +146,7 @@ private struct IndexCheck {
 
     /// Adds entries a record calls for (``entries(of:plaintext:groups:keys:device:)``).
     mutating func expect(_ entries: [SIMD4<UInt64>]) {
-        for entry in entries { expected.insert(entry) }
+        expected.formUnion(entries)
     }
 
     /// Compares with the stored entries, a page at a time, taking each out of the expected set: what

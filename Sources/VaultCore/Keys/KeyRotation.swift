@@ -104,17 +104,9 @@ struct KeyRotation {
         try reseal.begin(in: records)
         var pending = RecordReseal.Pending()
         // Each page is opened and sealed again on the other cores while this thread writes the one
-        // before; a page's rows keep their ids, so the next page starts where this one ended.
-        var inFlight: BackgroundResult<RecordReseal.ResealedPage>?
-        defer { _ = try? inFlight?.value() }  // the work must not outlive the keys it uses
-        try records.forEachPage(limit: Vault.rowsPerPage) { page in
-            let previous = inFlight
-            inFlight = BackgroundResult { try reseal.resealed(page) }
-            if let previous { try newDigests.add(reseal.write(previous.value(), in: records, pending: &pending)) }
-        }
-        if let last = inFlight {
-            inFlight = nil
-            try newDigests.add(reseal.write(last.value(), in: records, pending: &pending))
+        // before.
+        try records.forEachPage(limit: Vault.rowsPerPage, preparing: reseal.resealed) { resealed in
+            try newDigests.add(reseal.write(resealed, in: records, pending: &pending))
         }
         try newDigests.add(reseal.resealMetadata(pending, in: records))
         for added in adding {

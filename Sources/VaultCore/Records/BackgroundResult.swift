@@ -2,8 +2,9 @@ import Dispatch
 import Locking
 
 /// A value computed on another thread while the caller goes on with other work, then waited for:
-/// the upgrade re-seals the next chunk of records on the other cores while this thread writes the
-/// last one to the database, whose connection stays on this thread.
+/// a key rotation or an upgrade re-seals the next page of records on the other cores while this
+/// thread writes the last one to the database, whose connection stays on this thread
+/// (``RecordReader/forEachPage(of:limit:preparing:_:)``).
 final class BackgroundResult<Value: Sendable>: Sendable {
     private let done = DispatchGroup()
     private let result = Locked<Result<Value, any Error>?>(nil)

@@ -243,6 +243,33 @@ extension RecordReader {
         }
     }
 
+    /// ``forEachPage(of:limit:_:)`` with each page first handed to `prepare` on other threads, and
+    /// `body` called on this thread with each page prepared, in order: the work on a page that is
+    /// independent of the database (opening, sealing, hashing) runs while `body` writes the page
+    /// before, on the connection's thread. A page's rows must keep their ids, so the next page
+    /// starts where the one handed over ended. `prepare` never runs after this returns, even after
+    /// a throw, so it may use what the caller holds only for the call (its keys, a closure).
+    ///
+    /// - Throws: What the paged reads, `prepare` and `body` throw.
+    func forEachPage<Prepared: Sendable>(
+        of kind: RecordKind? = nil, limit: Int, preparing prepare: @Sendable ([RecordRow]) throws -> Prepared,
+        _ body: (Prepared) throws -> Void
+    ) throws {
+        try withoutActuallyEscaping(prepare) { prepare in
+            var inFlight: BackgroundResult<Prepared>?
+            defer { _ = try? inFlight?.value() }
+            try forEachPage(of: kind, limit: limit) { page in
+                let previous = inFlight
+                inFlight = BackgroundResult { try prepare(page) }
+                if let previous { try body(previous.value()) }
+            }
+            if let last = inFlight {
+                inFlight = nil
+                try body(last.value())
+            }
+        }
+    }
+
     /// Calls `body` with every index entry, filed or waiting, once each, in no particular order,
     /// for ``Vault/verify()``. The filed entries come a page of ``IndexEntry/perPage`` at a time:
     /// an index holds several entries per token, so a list of all of them grows with the vault.
