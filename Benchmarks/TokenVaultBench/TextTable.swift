@@ -1,4 +1,4 @@
-/// A table printed as Markdown (readable in a terminal, pasteable into the README): the first
+/// A table printed as Markdown (readable in a terminal, pasteable into PERFORMANCE.md): the first
 /// column left-aligned, the others right-aligned (numbers) or left-aligned (text), every column
 /// padded to its widest cell.
 struct TextTable {
