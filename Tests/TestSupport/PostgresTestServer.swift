@@ -231,21 +231,13 @@ package final class PostgresTestServer: Sendable {
 
     /// A port nothing listens on right now, found by binding port 0 on 127.0.0.1.
     private static func freeLoopbackPort() throws -> Int {
-        let socketDescriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socketDescriptor >= 0 else { throw PostgresInstallation.Unavailable(reason: "socket() failed") }
-        defer { close(socketDescriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                bind(socketDescriptor, address, length) == 0 && getsockname(socketDescriptor, address, &length) == 0
-            }
+        do {
+            let (descriptor, port) = try LoopbackSocket.bind(listening: false)
+            close(descriptor)
+            return port
+        } catch {
+            throw PostgresInstallation.Unavailable(reason: "cannot bind a loopback port (\(error))")
         }
-        guard bound else { throw PostgresInstallation.Unavailable(reason: "cannot bind a loopback port") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// Starts a watchdog that stops the server (by the PID in `postmaster.pid`) and removes its

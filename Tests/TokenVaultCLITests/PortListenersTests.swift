@@ -4,31 +4,12 @@ import Testing
 
 /// The look-up that tells whose listener answers a port a test's listener has closed.
 @Suite struct PortListenersTests {
-    /// A loopback listener on a port the system picks, close-on-exec as every listener of the code
-    /// under test (the other tests start processes all the time, which would otherwise take it).
-    static func listen() throws -> (descriptor: Int32, port: Int) {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        try #require(descriptor >= 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, length) == 0 && Glibc.listen(descriptor, 1) == 0
-                    && getsockname(descriptor, $0, &length) == 0
-            }
-        }
-        try #require(listening)
-        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
-    }
-
     @Test func aListenerInThisProcessIsNamedUntilItCloses() throws {
         // Hundreds of other sockets first, as while the suite runs: the socket table then spans
         // many reads.
-        let others = try (0..<400).map { _ in try Self.listen().descriptor }
+        let others = try (0..<400).map { _ in try LoopbackSocket.bind(listening: true).descriptor }
         defer { for other in others { close(other) } }
-        let (descriptor, port) = try Self.listen()
+        let (descriptor, port) = try LoopbackSocket.bind(listening: true)
         let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         // A process another test forks holds the socket too until it runs its program.
         #expect(PortListeners.on(port: port).contains { $0.pid == getpid() && $0.executable == executable })
