@@ -164,8 +164,9 @@ import TokenVault
         #expect(try full.metadata(taggedWith: ["team": "a"]).map(\.id) == [token.id])
     }
 
-    /// More tokens than the upgrade re-seals at a time: every token reads back as it was read
-    /// before the upgrade, and is found by its tags and indexed claims.
+    /// More tokens than the upgrade re-seals at a time, and more index entries than it files at a
+    /// time (four each: two tags, `sub` and the `email` they all share): every token reads back as
+    /// it was read before the upgrade, and is found by its tags and indexed claims.
     @Test func anUpgradeOfManyTokensKeepsEveryTokensMetadataAndFilesItsTerms() throws {
         let (vault, url, _) = try TestVaults.keyFileVault(in: directory)
         let tokens = (0..<2_100).map { index in
@@ -194,6 +195,8 @@ import TokenVault
             #expect(try storage.metadata(claim: "sub", equals: "user-\(index)").map(\.id) == [id])
         }
         #expect(try storage.metadata(taggedWith: ["k": "3"]).count == tokens.count / 7)
+        #expect(tokens.count * 4 > IndexEntry.perPage)
+        #expect(try storage.metadata(claim: "email", equals: "jane.doe@example.com").count == tokens.count)
     }
 
     /// A format version 2 vault holding a token bound to this device, copied to another machine:

@@ -97,7 +97,7 @@ extension Vault {
                     // writes the last, so only two pages of opened and sealed records are held at
                     // once whatever the size of the vault. The pages go in record id order, the
                     // table's own (the kind index is gone).
-                    var entries: [IndexEntry] = []
+                    var entries = PendingIndexEntries()
                     try records.forEachPage(
                         of: .token, limit: Self.upgradeChunk,
                         preparing: { chunk in
@@ -109,11 +109,11 @@ extension Vault {
                         for result in upgraded {
                             guard let result else { throw UpgradeAbandoned() }
                             try transaction.replace(result.old, with: result.new)
-                            entries += result.entries
+                            try entries.append(contentsOf: result.entries)
                         }
                     }
                     try db.addIndexTables()
-                    try transaction.index(entries.inIndexOrder())
+                    try entries.file(in: transaction)
                     try transaction.commit()
                     return true
                 }
@@ -207,22 +207,40 @@ private struct UpgradedTokenRow: Sendable {
 /// open on this device after all; the upgrade then answers `false`.
 private struct UpgradeAbandoned: Error {}
 
-extension [IndexEntry] {
-    /// The entries in the index's order (``IndexEntry/<(_:_:)``), as the store inserts them, sorted
-    /// on fixed-width keys when every term and record id is 16 bytes (as the vault writes them):
-    /// comparing hundreds of thousands of byte arrays element by element took a few tenths of a
-    /// second of the upgrade.
-    fileprivate func inIndexOrder() -> [IndexEntry] {
-        let keys = compactMap(\.words)
-        guard keys.count == count else { return sorted() }
-        let order = indices.sorted { left, right in
-            let a = keys[left]
-            let b = keys[right]
+/// The index entries an upgrade files once the index tables exist, after every record: each held
+/// as its four words (``IndexEntry/words``), 32 bytes and no allocation, where an ``IndexEntry``
+/// holds two arrays, so the entries of every token of a large vault stay a small part of the
+/// upgrade's memory.
+private struct PendingIndexEntries {
+    private var words: [SIMD4<UInt64>] = []
+
+    /// Keeps `entries`.
+    ///
+    /// - Throws: ``VaultError/integrity(_:)`` for an entry whose term or record id is not 16 bytes,
+    ///   which neither schema lets a row hold.
+    mutating func append(contentsOf entries: [IndexEntry]) throws {
+        for entry in entries {
+            guard let words = entry.words else { throw VaultError.integrity("an index entry is not 32 bytes") }
+            self.words.append(words)
+        }
+    }
+
+    /// Files every entry in the index's order (``IndexEntry/<(_:_:)``), as the store inserts them,
+    /// a page at a time. The words sort as the bytes do: comparing hundreds of thousands of byte
+    /// arrays element by element took a few tenths of a second of the upgrade.
+    mutating func file(in transaction: RecordTransaction) throws {
+        words.sort { a, b in
             if a[0] != b[0] { return a[0] < b[0] }
             if a[1] != b[1] { return a[1] < b[1] }
             if a[2] != b[2] { return a[2] < b[2] }
             return a[3] < b[3]
         }
-        return order.map { self[$0] }
+        var start = words.startIndex
+        while start < words.endIndex {
+            let end = min(start + IndexEntry.perPage, words.endIndex)
+            try transaction.index(words[start..<end].map(IndexEntry.init(words:)))
+            start = end
+        }
+        words = []
     }
 }

@@ -317,6 +317,13 @@ package struct IndexEntry: Hashable, Comparable {
         return SIMD4(term.high, term.low, id.high, id.low)
     }
 
+    /// The entry of ``words``.
+    init(words: SIMD4<UInt64>) {
+        self.init(
+            term: SixteenBytes(high: words[0], low: words[1]).bytes,
+            recordID: SixteenBytes(high: words[2], low: words[3]).bytes)
+    }
+
     /// How many filed entries a page of ``RecordReader/forEachIndexEntry(_:)`` reads: one statement
     /// each, and what the walk holds at once, whatever the size of the vault.
     package static let perPage = 8_192

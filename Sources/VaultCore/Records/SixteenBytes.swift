@@ -6,6 +6,12 @@ package struct SixteenBytes: Hashable, Comparable, Sendable {
     /// The last eight bytes, big-endian.
     package let low: UInt64
 
+    /// The bytes of two big-endian words.
+    init(high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
+    }
+
     /// The words of `bytes`, or `nil` when there are not exactly sixteen.
     package init?(_ bytes: UnsafeRawBufferPointer) {
         guard bytes.count == 16 else { return nil }
