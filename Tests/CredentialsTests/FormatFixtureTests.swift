@@ -42,6 +42,35 @@ extension CredentialTests {
 }
 
 extension CredentialTests {
+    /// A format version 1 file with a record deleted outside the vault: the unlock that would
+    /// migrate it checks the digest first, a page of records at a time, and refuses, so the file
+    /// stays at version 1 with its legacy slot and every other row, for a backup to be restored.
+    @Test func refusesToMigrateAFormatVersion1FileMissingARecord() throws {
+        let scratch = TemporaryDirectory()
+        let url = try Fixtures.copy("format-v1.vault", to: scratch)
+        let keyFile = try Fixtures.copy("format-v1.key", to: scratch)
+        let raw = try RawVaultFile(url)
+        let before = try raw.records()
+        #expect(try raw.integer("SELECT count(*) FROM key_slots") == 1)
+        let legacySlot = try raw.blob("SELECT wrapped FROM key_slots")
+        let deleted = try #require(before.first { $0.kind == 1 })
+        try raw.delete(deleted)
+
+        var error: VaultError?
+        do { _ = try Vault.open(at: url, unlock: .keyFile(keyFile)) } catch let caught as VaultError { error = caught }
+        guard case .integrity(let detail) = error else {
+            Issue.record("the damaged file was migrated: \(String(describing: error))")
+            return
+        }
+        #expect(detail.contains("restore a backup"))
+        #expect(try raw.integer("SELECT format_version FROM vault_header") == 1)
+        #expect(try raw.records() == before.filter { $0 != deleted })
+        #expect(try raw.integer("SELECT count(*) FROM key_slots") == 1)
+        #expect(try raw.blob("SELECT wrapped FROM key_slots") == legacySlot)
+    }
+}
+
+extension CredentialTests {
     /// A vault written by format version 2 (the same `write-fixture` of that version): its key slot
     /// opens, its records read, and the first `Credential.use` upgrades it to the current format,
     /// after which its token is found through the index.

@@ -57,26 +57,34 @@ enum VaultMigration {
             throw VaultError.accessDenied("upgrading a format version 1 vault needs a full-access unlock")
         }
         let records = db.recordStore
-        let rows = try records.rows()
+        // Two passes over the records, a page at a time each (a vault of a million tokens is
+        // gigabytes sealed): this one checks the digest, the second re-seals the metadata rows and
+        // gives the item rows their scope.
         let generation: UInt64
         do {
-            generation =
-                try ScopedDigests(rows: rows, slots: [], keys: ring, groups: [:])
-                .check(in: records, keys: ring, groups: [:], vaultID: vaultID, format: 1)[[]] ?? 0
+            var digests = try ScopedDigests(slots: [], keys: ring, groups: [:])
+            try records.forEachPage(limit: Vault.rowsPerPage) { try digests.add($0) }
+            generation = try digests.check(in: records, keys: ring, groups: [:], vaultID: vaultID, format: 1)[[]] ?? 0
         } catch VaultError.integrity(let detail) {
             throw VaultError.integrity("\(detail); upgrading would hide that, so restore a backup")
         }
         let groups =
             [nil] + (try GroupDirectory.groups(in: records, keys: ring, vaultID: vaultID, format: 1)).sorted()
-        let migrated = try RecordReseal(
-            vaultID: vaultID, old: ring, oldFormat: 1, new: ring, device: device, keepsPasscodeItems: true,
-            groups: groups, slotIDs: [legacy.id], droppedSlotIDs: [], reindexes: false
-        ).run(rows, in: records, onlyMetadata: true)
         try db.deleteSlot(id: legacy.id)
         try db.insertSlot(slot)
-        try db.writeHeader(formatVersion: 2, epoch: ring.epoch)
         let scopes = ring.scopes(of: groups)
-        try ScopedDigests(rows: migrated, slots: db.keySlots(), keys: ring, groups: scopes)
-            .storeAll(into: records, generations: [[]: generation + 1], keys: ring, groups: scopes, vaultID: vaultID)
+        var migrated = try ScopedDigests(slots: db.keySlots(), keys: ring, groups: scopes)
+        let reseal = RecordReseal(
+            vaultID: vaultID, old: ring, oldFormat: 1, new: ring, device: device, keepsPasscodeItems: true,
+            groups: groups, slotIDs: [legacy.id], droppedSlotIDs: [], reindexes: false)
+        try reseal.begin(in: records)
+        var pending = RecordReseal.Pending()
+        try records.forEachPage(limit: Vault.rowsPerPage) { page in
+            try migrated.add(reseal.migrateItems(page, in: records, pending: &pending))
+        }
+        try migrated.add(reseal.resealMetadata(pending, in: records))
+        try db.writeHeader(formatVersion: 2, epoch: ring.epoch)
+        try migrated.storeAll(
+            into: records, generations: [[]: generation + 1], keys: ring, groups: scopes, vaultID: vaultID)
     }
 }

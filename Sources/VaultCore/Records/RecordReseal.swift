@@ -7,9 +7,9 @@ import VaultCrypto
 ///
 /// Each row is opened with the old keys, its name recovered from the plaintext, and sealed again
 /// with the new keys under a new look-up tag and domain id and the next version; the row id stays.
-/// The caller recomputes the integrity digest from the rows returned. A caller going through a
-/// large vault hands the rows over a page at a time (``resealItems(_:in:onlyMetadata:pending:)``,
-/// then ``resealMetadata(_:in:)``); ``run(_:in:onlyMetadata:)`` takes them all at once.
+/// The caller recomputes the integrity digest from the rows returned. Callers hand the rows over a
+/// page at a time: ``begin(in:)``, then for each page ``resealed(_:)`` and ``write(_:in:pending:)``
+/// (or ``migrateItems(_:in:pending:)``), then ``resealMetadata(_:in:)``.
 struct RecordReseal: Sendable {
     let vaultID: [UInt8]
     let old: KeyRing
@@ -44,44 +44,35 @@ struct RecordReseal: Sendable {
     /// re-keying 100,000 tokens a fifth slower.
     static let entriesFiledTogether = 1 << 18
 
-    /// Re-seals every row (or only the metadata rows) and writes them.
-    ///
-    /// - Parameters:
-    ///   - rows: Every row of `records`, as the caller already read them to check the digests.
-    ///   - records: The store to write to.
-    ///   - onlyMetadata: Whether item rows keep their bytes (the version 1 migration).
-    /// - Returns: Every record row the vault holds afterwards.
-    /// - Throws: ``VaultError/unavailableOnThisDevice`` for an item bound to another device (its key
-    ///   cannot be rebuilt here), ``VaultError/locked`` for a class whose keys are not held,
-    ///   ``VaultError/integrity(_:)`` for a row that does not open.
-    func run(_ rows: [RecordRow], in records: any RecordStore, onlyMetadata: Bool) throws -> [RecordRow] {
-        try begin(in: records)
-        var pending = Pending()
-        let items = try resealItems(rows, in: records, onlyMetadata: onlyMetadata, pending: &pending)
-        return items + (try resealMetadata(pending, in: records))
-    }
-
     /// Empties the index, when the file has one, before the first page: the re-sealed records'
     /// terms are filed again under the new keys.
     func begin(in records: any RecordStore) throws {
         if reindexes { try records.removeAllIndexEntries() }
     }
 
-    /// Re-seals and writes the item rows of `rows` (one page of the records, or all of them), and
-    /// keeps their index entries and the metadata rows in `pending` for
-    /// ``resealMetadata(_:in:)``, filing the entries whenever ``entriesFiledTogether`` wait: in
-    /// turn ``resealed(_:)``, on every core, and ``write(_:in:pending:)``, on this thread.
+    /// The version 1 migration's share of one page of the records: its metadata rows are kept in
+    /// `pending` for ``resealMetadata(_:in:)``, and its item rows keep their bytes and only get
+    /// their group's scope, found by the keyed domain id (a token row is opened for its id, which
+    /// its refresh lease is carried over by).
     ///
-    /// - Returns: The item rows written; a passcode item that is destroyed is not among them.
-    /// - Throws: As ``run(_:in:onlyMetadata:)``.
-    func resealItems(
-        _ rows: [RecordRow], in records: any RecordStore, onlyMetadata: Bool, pending: inout Pending
-    ) throws -> [RecordRow] {
-        guard !onlyMetadata else {
-            pending.metadataRows += rows.filter(\.kind.isMetadata)
-            return try rescopeItems(rows.filter { !$0.kind.isMetadata }, in: records, pending: &pending)
+    /// - Returns: The item rows written.
+    /// - Throws: ``VaultError/integrity(_:)`` for a row of an unknown policy, storage errors.
+    func migrateItems(_ rows: [RecordRow], in records: any RecordStore, pending: inout Pending) throws -> [RecordRow] {
+        pending.metadataRows += rows.filter(\.kind.isMetadata)
+        var result: [RecordRow] = []
+        result.reserveCapacity(rows.count)
+        for row in rows where !row.kind.isMetadata {
+            let domain = try row.domain(among: groups, keys: old, device: device)
+            if let domain, row.kind == .token, let (envelope, _) = try? openItem(row, groups: groups) {
+                pending.tokenIDs.append((envelope.name, domain.accessGroup))
+            }
+            let scoped = RecordRow(
+                id: row.id, kind: row.kind, lookup: row.lookup, domainID: row.domainID, policyCode: row.policyCode,
+                version: row.version, sealed: row.sealed, scope: new.scopeID(of: domain?.accessGroup))
+            try records.update(scoped, expectedVersion: row.version)
+            result.append(scoped)
         }
-        return try write(resealed(rows), in: records, pending: &pending)
+        return result
     }
 
     /// A page of rows with its item rows opened and sealed again under the new keys, not written
@@ -106,7 +97,9 @@ struct RecordReseal: Sendable {
     /// Opens each item row of `rows`, seals it again and files it under its new index terms, on
     /// every core (the work is independent per row); nothing is written.
     ///
-    /// - Throws: As ``run(_:in:onlyMetadata:)``.
+    /// - Throws: ``VaultError/unavailableOnThisDevice`` for an item bound to another device (its key
+    ///   cannot be rebuilt here), ``VaultError/locked`` for a class whose keys are not held,
+    ///   ``VaultError/integrity(_:)`` for a row that does not open.
     func resealed(_ rows: [RecordRow]) throws -> ResealedPage {
         let items = rows.filter { !$0.kind.isMetadata }
         let resealed = try items.concurrentMap { row -> ResealedItem? in
@@ -122,7 +115,8 @@ struct RecordReseal: Sendable {
     }
 
     /// Writes a page ``resealed(_:)`` prepared, in order, and keeps its index entries and metadata
-    /// rows in `pending` as ``resealItems(_:in:onlyMetadata:pending:)`` does.
+    /// rows in `pending` for ``resealMetadata(_:in:)``, filing the entries whenever
+    /// ``entriesFiledTogether`` wait.
     ///
     /// - Returns: The item rows written; a passcode item that is destroyed is not among them.
     /// - Throws: Storage errors.
@@ -141,27 +135,6 @@ struct RecordReseal: Sendable {
             result.append(resealed.row)
         }
         if pending.entries.count >= Self.entriesFiledTogether { try fileEntries(&pending, in: records) }
-        return result
-    }
-
-    /// The version 1 migration's item rows: they keep their bytes and only get their group's scope,
-    /// found by the keyed domain id, so without opening them.
-    private func rescopeItems(
-        _ items: [RecordRow], in records: any RecordStore, pending: inout Pending
-    ) throws -> [RecordRow] {
-        var result: [RecordRow] = []
-        result.reserveCapacity(items.count)
-        for row in items {
-            let domain = try row.domain(among: groups, keys: old, device: device)
-            if let domain, row.kind == .token, let (envelope, _) = try? openItem(row, groups: groups) {
-                pending.tokenIDs.append((envelope.name, domain.accessGroup))
-            }
-            let scoped = RecordRow(
-                id: row.id, kind: row.kind, lookup: row.lookup, domainID: row.domainID, policyCode: row.policyCode,
-                version: row.version, sealed: row.sealed, scope: new.scopeID(of: domain?.accessGroup))
-            try records.update(scoped, expectedVersion: row.version)
-            result.append(scoped)
-        }
         return result
     }
 
