@@ -53,7 +53,7 @@ extension CredentialTests {
         let before = try raw.records()
         #expect(try raw.integer("SELECT count(*) FROM key_slots") == 1)
         let legacySlot = try raw.blob("SELECT wrapped FROM key_slots")
-        let deleted = try #require(before.first { $0.kind == 1 })
+        let deleted = try #require(before.first { $0.kind == Int64(RecordKind.keyValueItem.rawValue) })
         try raw.delete(deleted)
 
         var error: VaultError?

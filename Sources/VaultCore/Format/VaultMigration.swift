@@ -58,8 +58,8 @@ enum VaultMigration {
         }
         let records = db.recordStore
         // Two passes over the records, a page at a time each (a vault of a million tokens is
-        // gigabytes sealed): this one checks the digest, the second re-seals the metadata rows and
-        // gives the item rows their scope.
+        // gigabytes sealed): this one checks the digest, the second gives the item rows their
+        // scope and gathers the metadata rows, which are re-sealed after it.
         let generation: UInt64
         do {
             var digests = try ScopedDigests(slots: [], keys: ring, groups: [:])
