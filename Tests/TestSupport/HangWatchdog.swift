@@ -17,10 +17,8 @@ public final class HangWatchdog: Sendable {
     ///   - pid: The process.
     ///   - limit: How long it may run from now.
     public init(pid: Int32, limit: Duration) {
-        let nanoseconds =
-            Int(limit.components.seconds) * 1_000_000_000 + Int(limit.components.attoseconds / 1_000_000_000)
         Thread.detachNewThread { [done, killed] in
-            guard done.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .timedOut else { return }
+            guard done.wait(timeout: .now(plus: limit)) == .timedOut else { return }
             let tree = [pid] + Self.descendants(of: pid)
             for process in tree { kill(process, SIGKILL) }
             killed.withLock { $0 = tree }

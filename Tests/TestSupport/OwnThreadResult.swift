@@ -21,8 +21,6 @@ public func resultOnOwnThread<Result: Sendable>(
         result.withLock { $0 = value }
         finished.signal()
     }
-    let nanoseconds =
-        Int(limit.components.seconds) * 1_000_000_000 + Int(limit.components.attoseconds / 1_000_000_000)
-    guard finished.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .success else { return nil }
+    guard finished.wait(timeout: .now(plus: limit)) == .success else { return nil }
     return result.value
 }
