@@ -77,9 +77,10 @@ public final class Credential: Sendable, Identifiable, Equatable {
         vault = (storage as? VaultTokenStorage)?.vault
         clientContext = token.context
         self.requestTimeout = requestTimeout
-        let held = HeldToken(token, vault: vault, generation: generation, copy: copy)
         state = Locked(
-            State(held: held, redacted: held?.redacted ?? token.withoutSecrets(), metadata: metadata, context: context))
+            State(
+                held: HeldToken(token, vault: vault, generation: generation, copy: copy),
+                redacted: token.withoutSecrets(), metadata: metadata, context: context))
     }
 
     /// The current token, or, when it cannot be read now, the same token without its secrets.

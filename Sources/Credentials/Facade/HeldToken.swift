@@ -20,24 +20,20 @@ import VaultCrypto
 struct HeldToken: Sendable {
     private enum Secrets: Sendable {
         case clear(Token)
-        case sealed(CachedSecrets)
+        /// The secret strings, with the rest of the token to put them back into, and whether the ID
+        /// token was verified: the mark goes with the ID token, which the sealed strings keep only
+        /// as text.
+        case sealed(CachedSecrets, redacted: Token, idTokenVerified: Bool)
         case record(SealedRecordCopy)
     }
 
-    /// The token without any secret: id, type, expiry, scope, issuer, client id.
-    let redacted: Token
     private let secrets: Secrets
-    /// Whether the ID token was verified: the mark goes with the ID token, which the sealed copy
-    /// keeps only as text.
-    private let idTokenVerified: Bool
 
     /// Keeps `token`, read in `generation` of `vault` (`nil` for a storage without a vault), as
     /// `copy` when there is one of that generation.
     ///
     /// - Returns: `nil` when that generation has already ended: the token must not be kept.
     init?(_ token: Token, vault: Vault?, generation: VaultKeyGeneration?, copy: SealedRecordCopy? = nil) {
-        redacted = token.withoutSecrets()
-        idTokenVerified = token.idTokenVerified
         guard let vault else {
             secrets = .clear(token)
             return
@@ -48,14 +44,14 @@ struct HeldToken: Sendable {
             return
         }
         guard let sealed = vault.sealForCache(token.secretStrings, generation: generation) else { return nil }
-        secrets = .sealed(sealed)
+        secrets = .sealed(sealed, redacted: token.withoutSecrets(), idTokenVerified: token.idTokenVerified)
     }
 
     /// Whether ``token(in:)`` can still open the copy, without opening it.
     func isReadable(in vault: Vault?) -> Bool {
         switch secrets {
         case .clear: true
-        case .sealed(let sealed): vault?.keyGeneration == sealed.generation
+        case .sealed(let sealed, _, _): vault?.keyGeneration == sealed.generation
         case .record(let copy): vault?.keyGeneration == copy.generation
         }
     }
@@ -64,7 +60,7 @@ struct HeldToken: Sendable {
     func token(in vault: Vault?) -> Token? {
         switch secrets {
         case .clear(let token): token
-        case .sealed(let sealed):
+        case .sealed(let sealed, let redacted, let idTokenVerified):
             vault?.openFromCache(sealed).flatMap { redacted.withSecrets($0, idTokenVerified: idTokenVerified) }
         case .record(let copy):
             // The record seals the ID token's verified mark with the token.
