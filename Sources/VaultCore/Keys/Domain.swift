@@ -8,6 +8,9 @@ struct Domain: Hashable, Sendable {
     let accessGroup: String?
     let accessControl: AccessControlFlags
 
+    /// The domain of ``VaultPolicy/default``.
+    static let vaultDefault = Domain(.default)
+
     init(_ policy: VaultPolicy) {
         accessibility = policy.accessibility
         accessGroup = policy.accessGroup

@@ -47,6 +47,10 @@ final class KeyRing: Sendable {
     /// A scoped ring's per-group integrity and metadata keys.
     private let groupIntegrityKeys: [String: SymmetricKey]
     private let groupMetadataKeys: [String: SymmetricKey]
+    /// The key and id of the domain of ``VaultPolicy/default``, which nearly every record is sealed
+    /// in: derived when a full-access ring is made, so a store or a read of such a record finds them
+    /// without hashing the domain into the caches below. `nil` in a scoped ring.
+    private let defaultDomain: (key: SymmetricKey, id: [UInt8])?
     private let domainKeys = Locked<[DomainKeyID: SymmetricKey]>([:])
     /// The index keys derived so far, by access group: every store of a token needs its group's.
     private let indexKeys = Locked<[String?: SymmetricKey]>([:])
@@ -97,6 +101,15 @@ final class KeyRing: Sendable {
         self.groupKeys = groupKeys
         self.groupIntegrityKeys = groupIntegrityKeys
         self.groupMetadataKeys = groupMetadataKeys
+        if scope == nil, let root = classRoots[Domain.vaultDefault.accessibility] {
+            let domain = Domain.vaultDefault
+            defaultDomain = (
+                Self.domainKey(of: domain, groupKey: Self.groupKey(root: root, group: nil), device: nil),
+                Self.domainID(of: domain, device: nil, lookupKey: lookupKey)
+            )
+        } else {
+            defaultDomain = nil
+        }
     }
 
     /// The ring a slot payload of `epoch` opens, remembering the slot it came through.
@@ -250,6 +263,9 @@ final class KeyRing: Sendable {
         keys += groupKeys.map { ("group key \($0.key.accessibility.rawValue)", $0.value) }
         keys += groupIntegrityKeys.values.map { ("group integrity", $0) }
         keys += groupMetadataKeys.values.map { ("group metadata", $0) }
+        if let defaultDomain {
+            keys.append(("domain key \(Domain.vaultDefault.accessibility.rawValue)", defaultDomain.key))
+        }
         keys += domainKeys.withLock { $0 }.map { ("domain key \($0.key.domain.accessibility.rawValue)", $0.value) }
         if let vaultIndexKey { keys.append(("index key", vaultIndexKey)) }
         keys += indexKeys.withLock { $0 }.values.map { ("index key", $0) }
@@ -277,37 +293,52 @@ final class KeyRing: Sendable {
         }
         if let key = groupKeys[grant] { return key }
         guard let root = classRoots[grant.accessibility] else { throw VaultError.locked }
+        return Self.groupKey(root: root, group: grant.accessGroup)
+    }
+
+    /// The key of `group` in the class whose root is `root`.
+    private static func groupKey(root: SymmetricKey, group: String?) -> SymmetricKey {
         var writer = ByteWriter()
         writer.append(raw: Array("group key".utf8))
-        writer.append(group: grant.accessGroup)
+        writer.append(group: group)
         return BLAKE2b.deriveKey(from: writer.bytes, key: root)
     }
 
     /// The key that seals the records of `domain`; device-bound domains mix in the device secret.
     func key(for domain: Domain, device: DeviceSecret?) throws -> SymmetricKey {
+        if let defaultDomain, domain == .vaultDefault { return defaultDomain.key }
         let cacheID = DomainKeyID(domain: domain, device: device?.id ?? [])
         if let cached = domainKeys.withLock({ $0[cacheID] }) { return cached }
         let groupKey = try groupKey(ClassGroup(accessibility: domain.accessibility, accessGroup: domain.accessGroup))
+        if domain.accessibility.isDeviceBound, device == nil { throw VaultError.unavailableOnThisDevice }
+        let key = Self.domainKey(of: domain, groupKey: groupKey, device: device)
+        domainKeys.withLock { $0[cacheID] = key }
+        return key
+    }
+
+    /// The key of `domain` from its group's key, mixed with `device`'s key for a device-bound
+    /// domain (which must then have one).
+    private static func domainKey(of domain: Domain, groupKey: SymmetricKey, device: DeviceSecret?) -> SymmetricKey {
         var label = ByteWriter()
         label.append(raw: Array("domain key".utf8))
         label.append(domain.accessControl.rawValue)
-        let key: SymmetricKey
-        if domain.accessibility.isDeviceBound {
-            guard let device else { throw VaultError.unavailableOnThisDevice }
-            key = BLAKE2b.deriveKey(from: label.bytes, key: SymmetricKey(concatenating: groupKey, device.key))
-        } else {
-            key = BLAKE2b.deriveKey(from: label.bytes, key: groupKey)
+        if domain.accessibility.isDeviceBound, let device {
+            return BLAKE2b.deriveKey(from: label.bytes, key: SymmetricKey(concatenating: groupKey, device.key))
         }
-        domainKeys.withLock { $0[cacheID] = key }
-        return key
+        return BLAKE2b.deriveKey(from: label.bytes, key: groupKey)
     }
 
     /// The non-secret id stored with each record of `domain`: a keyed hash, so group names and
     /// devices cannot be read from the file.
     func id(of domain: Domain, device: DeviceSecret?) -> [UInt8] {
-        Self.remembered(DomainKeyID(domain: domain, device: device?.id ?? []), in: domainIDs) {
-            BLAKE2b.hash(Array("domain id".utf8) + domain.label(device: device), key: lookupKey, outputByteCount: 16)
+        if let defaultDomain, domain == .vaultDefault { return defaultDomain.id }
+        return Self.remembered(DomainKeyID(domain: domain, device: device?.id ?? []), in: domainIDs) {
+            Self.domainID(of: domain, device: device, lookupKey: lookupKey)
         }
+    }
+
+    private static func domainID(of domain: Domain, device: DeviceSecret?, lookupKey: SymmetricKey) -> [UInt8] {
+        BLAKE2b.hash(Array("domain id".utf8) + domain.label(device: device), key: lookupKey, outputByteCount: 16)
     }
 
     /// The look-up tag of a named record: a keyed hash of its kind, group and name.
