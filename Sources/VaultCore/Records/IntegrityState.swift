@@ -50,11 +50,13 @@ struct IntegrityState {
         let plaintext =
             try opened?.plaintext(of: sealed, authenticating: authenticated, key: openedRowKey(scope), open: open)
             ?? open()
-        var reader = ByteReader(plaintext)
-        let generation = try reader.read(UInt64.self)
-        let digest = try IntegrityDigest(bytes: reader.read(count: IntegrityDigest.byteCount))
-        try reader.expectEnd()
-        return IntegrityState(generation: generation, digest: digest)
+        // The generation (8 bytes, little-endian), then the digest: read in place, as every write
+        // reads it.
+        guard plaintext.count == 8 + IntegrityDigest.byteCount else {
+            throw VaultError.integrity("a decrypted record is malformed")
+        }
+        let generation = plaintext.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
+        return IntegrityState(generation: generation, digest: try IntegrityDigest(bytes: Array(plaintext[8...])))
     }
 
     /// Seals this state as the digest of `scope` (`nil`: vault-wide) into `store`.
