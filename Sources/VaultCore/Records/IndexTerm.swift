@@ -40,8 +40,8 @@ package struct IndexTerm: Hashable, Sendable {
 
     /// Appends the term to a sealed envelope.
     func write(to writer: inout ByteWriter) {
-        writer.append(lengthPrefixed: Array(field.utf8))
-        writer.append(lengthPrefixed: Array(value.utf8))
+        writer.append(lengthPrefixed: field.utf8)
+        writer.append(lengthPrefixed: value.utf8)
     }
 
     /// Reads a term written by ``write(to:)``. Both strings must be valid UTF-8: a term that read

@@ -71,7 +71,7 @@ struct ItemEnvelope {
         if case .value(let value) = content { valueBytes = value.count } else { valueBytes = 0 }
         var writer = ByteWriter(reservingCapacity: name.utf8.count + metadata.count + termBytes + valueBytes + 64)
         writer.append(UInt8(terms == nil ? 1 : 2))
-        writer.append(lengthPrefixed: Array(name.utf8))
+        writer.append(lengthPrefixed: name.utf8)
         writer.append(lengthPrefixed: metadata)
         if let terms {
             writer.append(UInt32(terms.count))
