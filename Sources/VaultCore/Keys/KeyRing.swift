@@ -348,10 +348,10 @@ final class KeyRing: Sendable {
     func lookup(kind: RecordKind, accessGroup: String?, name: String, remembering: Bool = true) -> [UInt8] {
         let compute = {
             var writer = ByteWriter()
-            writer.append(raw: Array("lookup".utf8))
+            writer.append(raw: "lookup".utf8)
             writer.append(kind.rawValue)
             writer.append(group: accessGroup)
-            writer.append(lengthPrefixed: Array(name.utf8))
+            writer.append(lengthPrefixed: name.utf8)
             return BLAKE2b.hash(writer.bytes, key: self.lookupKey)
         }
         guard remembering else { return compute() }

@@ -80,7 +80,7 @@ package struct RecordRow: Equatable, Sendable {
     /// the scope's integrity key.
     func integrityHash(key: SymmetricKey) -> [UInt8] {
         var writer = ByteWriter(reservingCapacity: 160)
-        writer.append(raw: Array("TVH1".utf8))
+        writer.append(raw: "TVH1".utf8)
         writer.append(raw: id)
         writer.append(kind.rawValue)
         writer.append(UInt8(lookup == nil ? 0 : 1))
