@@ -1,4 +1,5 @@
 import Foundation
+import OAuth2
 import TestSupport
 import Testing
 import TokenVault
@@ -187,6 +188,34 @@ extension CredentialTests {
             await #expect(throws: locked) { try await credential.introspect(.accessToken) }
             await #expect(throws: locked) { try await credential.userInfo() }
             #expect(!credential.isRemoved)
+        }
+
+        /// A credential keeps its ID token's claims, readable without the token as `find` gives
+        /// them, and not the ID token itself (its header and signature): only its sealed copy of the
+        /// token holds that, so `lock()` leaves no readable ID token in the credential, after a store
+        /// as after a new token took the old one's place.
+        @Test func aCredentialKeepsItsIDTokensClaimsButNotTheIDToken() throws {
+            let original = token("claims")
+            let stored = try Credential.store(original)
+            let manager = CredentialsManager(name: "claims")
+            let first = token("claims-first")
+            try manager.store(credentials: first)
+            let managed = try #require(
+                try Credential.find(claim: "sub", equals: "claims-first@example.com").first)
+            let second = token("claims-second")
+            let replacement = Token(
+                id: second.id, tokenType: "Bearer", accessToken: second.accessToken,
+                refreshToken: second.refreshToken, idToken: second.idToken, deviceSecret: nil, scope: ["openid"],
+                issuedAt: Date(), expiresIn: 3600, context: first.context)
+            try manager.store(credentials: replacement)  // the held credential takes the new token
+            vault.lock()
+            for (credential, token) in [(stored, original), (managed, replacement)] {
+                let idToken = try #require(token.idToken)
+                #expect(!credential.metadata.holdsIDToken)
+                #expect(credential.metadata.claims == idToken.claims)
+                #expect(credential.metadata.claimsVerified == idToken.isVerified)
+            }
+            #expect(managed.metadata.claims["sub"] == .string("claims-second@example.com"))
         }
 
         @Test func theCredentialsManagerGivesNoTokenWhileLocked() async throws {

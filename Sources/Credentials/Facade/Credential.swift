@@ -80,7 +80,7 @@ public final class Credential: Sendable, Identifiable, Equatable {
         state = Locked(
             State(
                 held: HeldToken(token, vault: vault, generation: generation, copy: copy),
-                redacted: token.withoutSecrets(), metadata: metadata, context: context))
+                redacted: token.withoutSecrets(), metadata: metadata.keepingClaimsOnly(), context: context))
     }
 
     /// The current token, or, when it cannot be read now, the same token without its secrets.
@@ -236,7 +236,7 @@ public final class Credential: Sendable, Identifiable, Equatable {
             state.held = held
             state.heldVersion += 1
             state.redacted = token.withoutSecrets()
-            state.metadata = metadata
+            state.metadata = metadata.keepingClaimsOnly()
         }
     }
 

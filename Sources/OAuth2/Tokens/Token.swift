@@ -383,6 +383,22 @@ extension Token {
             self.storedClaimsVerified = storedClaimsVerified
         }
 
+        /// The same metadata with an ID token's claims kept as its payload part, the bytes a token
+        /// record keeps them as, and not the ID token itself (its header and signature): what a
+        /// credential keeps beside its token, of which `lock()` must leave no readable copy.
+        /// ``claims`` and ``claimsVerified`` stay as they are.
+        package func keepingClaimsOnly() -> Metadata {
+            guard let idToken else { return self }
+            return Metadata(
+                id: id, tags: tags, parsedClaims: nil, idToken: nil,
+                storedClaimsObject: LazyJSONObject(encoding: .base64URL, bytes: idToken.payloadBytes),
+                storedClaimsVerified: idToken.isVerified)
+        }
+
+        /// Whether this metadata holds an ID token (not only its claims): for the tests that a
+        /// credential keeps none.
+        package var holdsIDToken: Bool { idToken != nil }
+
         /// The claims as a token record keeps them, without parsing them: the ID token's payload
         /// part, the bytes they were read back from, or (for claims given as values) their JSON.
         ///
