@@ -337,6 +337,7 @@ final class KeyRing: Sendable {
         }
     }
 
+    /// The id of `domain` (with `device` for a device-bound one), keyed with the look-up key.
     private static func domainID(of domain: Domain, device: DeviceSecret?, lookupKey: SymmetricKey) -> [UInt8] {
         BLAKE2b.hash(Array("domain id".utf8) + domain.label(device: device), key: lookupKey, outputByteCount: 16)
     }
