@@ -77,10 +77,11 @@ public final class Credential: Sendable, Identifiable, Equatable {
         vault = (storage as? VaultTokenStorage)?.vault
         clientContext = token.context
         self.requestTimeout = requestTimeout
+        let redacted = token.withoutSecrets()
         state = Locked(
             State(
-                held: HeldToken(token, vault: vault, generation: generation, copy: copy),
-                redacted: token.withoutSecrets(), metadata: metadata.keepingClaimsOnly(), context: context))
+                held: HeldToken(token, redacted: redacted, vault: vault, generation: generation, copy: copy),
+                redacted: redacted, metadata: metadata.keepingClaimsOnly(), context: context))
     }
 
     /// The current token, or, when it cannot be read now, the same token without its secrets.
@@ -185,13 +186,14 @@ public final class Credential: Sendable, Identifiable, Equatable {
         guard let token = try storage.token(id: id, prompt: prompt, authenticationContext: context) else {
             throw CredentialError.removed(id)
         }
-        let held = HeldToken(token, vault: vault, generation: generation)
+        let redacted = token.withoutSecrets()
+        let held = HeldToken(token, redacted: redacted, vault: vault, generation: generation)
         state.withLock { state in
             if let given { state.context = given }
             guard state.heldVersion == version else { return }  // a refresh kept a newer token meanwhile
             state.held = held
             state.heldVersion += 1
-            state.redacted = token.withoutSecrets()
+            state.redacted = redacted
         }
         return token
     }
@@ -231,12 +233,14 @@ public final class Credential: Sendable, Identifiable, Equatable {
     /// - Parameter generation: The vault's key generation taken before storage was read or written
     ///   for it; if it has ended, the token is not kept.
     func update(token: Token, metadata: Token.Metadata, generation: VaultKeyGeneration?) {
-        let held = HeldToken(token, vault: vault, generation: generation)
+        let redacted = token.withoutSecrets()
+        let held = HeldToken(token, redacted: redacted, vault: vault, generation: generation)
+        let metadata = metadata.keepingClaimsOnly()
         state.withLock { state in
             state.held = held
             state.heldVersion += 1
-            state.redacted = token.withoutSecrets()
-            state.metadata = metadata.keepingClaimsOnly()
+            state.redacted = redacted
+            state.metadata = metadata
         }
     }
 

@@ -32,8 +32,12 @@ struct HeldToken: Sendable {
     /// Keeps `token`, read in `generation` of `vault` (`nil` for a storage without a vault), as
     /// `copy` when there is one of that generation.
     ///
+    /// - Parameter redacted: `token` without its secrets (``Token/withoutSecrets()``), which a copy
+    ///   sealed under the cache key puts its secrets back into.
     /// - Returns: `nil` when that generation has already ended: the token must not be kept.
-    init?(_ token: Token, vault: Vault?, generation: VaultKeyGeneration?, copy: SealedRecordCopy? = nil) {
+    init?(
+        _ token: Token, redacted: Token, vault: Vault?, generation: VaultKeyGeneration?, copy: SealedRecordCopy? = nil
+    ) {
         guard let vault else {
             secrets = .clear(token)
             return
@@ -44,7 +48,7 @@ struct HeldToken: Sendable {
             return
         }
         guard let sealed = vault.sealForCache(token.secretStrings, generation: generation) else { return nil }
-        secrets = .sealed(sealed, redacted: token.withoutSecrets(), idTokenVerified: token.idTokenVerified)
+        secrets = .sealed(sealed, redacted: redacted, idTokenVerified: token.idTokenVerified)
     }
 
     /// Whether ``token(in:)`` can still open the copy, without opening it.
