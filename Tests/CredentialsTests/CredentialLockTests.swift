@@ -211,7 +211,7 @@ extension CredentialTests {
             vault.lock()
             for (credential, token) in [(stored, original), (managed, replacement)] {
                 let idToken = try #require(token.idToken)
-                #expect(!credential.metadata.holdsIDToken)
+                #expect(!credential.metadata.holdsIDTokenForTesting)
                 #expect(credential.metadata.claims == idToken.claims)
                 #expect(credential.metadata.claimsVerified == idToken.isVerified)
             }

@@ -397,7 +397,7 @@ extension Token {
 
         /// Whether this metadata holds an ID token (not only its claims): for the tests that a
         /// credential keeps none.
-        package var holdsIDToken: Bool { idToken != nil }
+        package var holdsIDTokenForTesting: Bool { idToken != nil }
 
         /// The claims as a token record keeps them, without parsing them: the ID token's payload
         /// part, the bytes they were read back from, or (for claims given as values) their JSON.
