@@ -17,7 +17,7 @@ public enum BLAKE2b {
         _ message: [UInt8], key: SymmetricKey? = nil, outputByteCount: Int = 32
     ) -> [UInt8] {
         message.withUnsafeBytes { input in
-            [UInt8](unsafeUninitializedCapacity: outputByteCount) { buffer, initialized in
+            [UInt8](filling: outputByteCount) { buffer, initialized in
                 compute(input, key: key, into: UnsafeMutableRawBufferPointer(buffer))
                 initialized = outputByteCount
             }

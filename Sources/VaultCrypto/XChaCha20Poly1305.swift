@@ -102,7 +102,7 @@ public enum XChaCha20Poly1305 {
     ) throws -> SealedBox {
         try key.requireByteCount(keyByteCount, for: "XChaCha20-Poly1305")
         let total = nonceByteCount + message.count + tagByteCount
-        let combined = [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
+        let combined = [UInt8](filling: total) { buffer, initialized in
             let base = buffer.baseAddress!
             nonce.bytes.withUnsafeBufferPointer { n in
                 base.update(from: n.baseAddress!, count: nonceByteCount)
