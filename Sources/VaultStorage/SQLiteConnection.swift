@@ -5,7 +5,9 @@ import Foundation
 /// only inside a transaction closure.
 package final class SQLiteConnection {
     private let handle: OpaquePointer
-    private var statements: [String: SQLiteStatement] = [:]
+    /// Prepared statements by their SQL. Only ever reached by the one thread holding the
+    /// connection, so the runtime's exclusivity check would only add a thread-local look-up.
+    @exclusivity(unchecked) private var statements: [StatementKey: SQLiteStatement] = [:]
     private let busyTimeoutMilliseconds: Int32
     /// Whether this connection switched the file to write-ahead logging, so that closing it may
     /// checkpoint the log. Never set for a file that is not known to be ours.
@@ -231,13 +233,25 @@ package final class SQLiteConnection {
 
     private func prepared(_ sql: String) throws -> SQLiteStatement {
         guard !isClosed else { throw StorageError.closed }
-        if let statement = statements[sql] { return statement }
+        if let statement = statements[StatementKey(sql: sql)] { return statement }
         var raw: OpaquePointer?
         try check(sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &raw, nil))
         guard let raw else { throw StorageError(extendedCode: SQLITE_MISUSE, message: "empty statement") }
         let statement = SQLiteStatement(connection: self, handle: raw)
-        statements[sql] = statement
+        statements[StatementKey(sql: sql)] = statement
         return statement
+    }
+
+    /// A key of the statement cache: the SQL, hashed by its length only. Hashing the whole text
+    /// took a pass over it on every statement run (a durable store runs six). The cache holds a
+    /// few dozen statements, so lengths seldom collide, and equality still compares the text (at
+    /// once when it is the same string, as a statement's SQL usually is).
+    private struct StatementKey: Hashable {
+        let sql: String
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(sql.utf8.count)
+        }
     }
 
     func check(_ status: Int32) throws {
