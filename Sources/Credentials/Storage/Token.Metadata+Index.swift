@@ -7,8 +7,9 @@ extension Token.Metadata {
     /// The ID-token claims a vault indexes, besides every tag: the ones apps look users up by.
     /// Other claims are found by reading every token's metadata.
     public static let indexedClaims: Set<String> = ["sub", "email", "preferred_username"]
-    /// ``indexedClaims`` in the order their terms follow the tags' (sorted once: every store makes terms).
-    private static let indexedClaimsInOrder = indexedClaims.sorted()
+    /// ``indexedClaims`` in the order their terms follow the tags', each with its term's field
+    /// (made once: every store makes terms).
+    private static let indexedClaimsInOrder = indexedClaims.sorted().map { (name: $0, field: IndexTerm.claimField($0)) }
 
     /// Whether every one of `tags` is among this token's tags, with the same value.
     ///
@@ -44,8 +45,8 @@ extension Token.Metadata {
     /// - Returns: Each tag's term, then each indexed claim value's.
     package static func indexTerms(tags: [String: String], claim: (String) -> JSONValue?) -> [IndexTerm] {
         tags.map { IndexTerm.tag($0.key, equals: $0.value) }
-            + indexedClaimsInOrder.flatMap { name in
-                comparableValues(of: claim(name)).map { IndexTerm.claim(name, equals: $0) }
+            + indexedClaimsInOrder.flatMap { indexed in
+                comparableValues(of: claim(indexed.name)).map { IndexTerm(field: indexed.field, value: $0) }
             }
     }
 
@@ -74,6 +75,11 @@ extension IndexTerm {
 
     /// The term of one ID-token claim value.
     package static func claim(_ name: String, equals value: String) -> IndexTerm {
-        IndexTerm(field: "claim:" + name, value: value)
+        IndexTerm(field: claimField(name), value: value)
+    }
+
+    /// The field of an ID-token claim's terms.
+    fileprivate static func claimField(_ name: String) -> String {
+        "claim:" + name
     }
 }
