@@ -31,11 +31,13 @@ final class CredentialCoordinator: Sendable {
 
         /// Registers `credential` as its id's instance. Entries of released instances are swept out
         /// whenever the table has doubled since the last sweep: amortised constant time per store,
-        /// and at most twice as many entries as live instances.
+        /// and at most twice as many entries as live instances. The sweep removes entries in place,
+        /// keeping the table's capacity, so the stores after it do not grow it again size by size.
         mutating func register(_ credential: Credential) {
             instances[credential.id] = WeakCredential(credential: credential)
             guard instances.count >= max(Self.sweepThreshold, 2 * liveAtLastSweep) else { return }
-            instances = instances.filter { $0.value.credential != nil }
+            let released = instances.compactMap { $0.value.credential == nil ? $0.key : nil }
+            for id in released { instances[id] = nil }
             liveAtLastSweep = instances.count
         }
 
