@@ -414,4 +414,28 @@ import VaultCore
             #expect(throws: corrupt) { try TokenRecordCoding.decodeToken(Array(bytes.prefix(length))) }
         }
     }
+
+    /// Tags go in the order of their keys' UTF-8 bytes, whatever the order `String` gives them
+    /// (which compares canonically equivalent text, not bytes) or the dictionary holds them in: a
+    /// decomposed "é" sorts before "f" by bytes and after it as a `String`.
+    @Test func tagsAreWrittenInTheirKeysByteOrder() throws {
+        let keys = [
+            "f", "e\u{301}", "", "tag-name-longer-than-a-small-string", "tag-name-longer-than-a-small-strinG",
+            "\u{1F511}", "Z",
+        ]
+        var tags: [String: String] = [:]
+        for (index, key) in keys.enumerated() { tags[key] = "value \(index)" }
+        let bytes = try TokenRecordCoding.encode(Token.Metadata(id: "ordered", tags: tags))
+        var reordered: [String: String] = [:]
+        for key in keys.reversed() { reordered[key] = tags[key] }
+        #expect(try TokenRecordCoding.encode(Token.Metadata(id: "ordered", tags: reordered)) == bytes)
+        #expect(try TokenRecordCoding.decodeMetadata(bytes).tags == tags)
+
+        let byteOrder = keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        #expect(byteOrder != keys.sorted())
+        // The values are unique: where each is written tells where its key was.
+        let written = byteOrder.map { bytes.firstRange(of: Array(tags[$0]!.utf8))?.lowerBound ?? -1 }
+        #expect(!written.contains(-1))
+        #expect(written == written.sorted())
+    }
 }

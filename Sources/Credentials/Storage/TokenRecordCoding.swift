@@ -152,7 +152,7 @@ package enum TokenRecordCoding {
         } catch {
             throw CredentialError.corruptRecord("the token's claims are not JSON")
         }
-        let tags = metadata.tags.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        let tags = metadata.tags.sorted { precedesInBytes($0.key, $1.key) }
         var capacity = 2 + 4 + metadata.id.utf8.count + 4 + 1 + 4 + (claims?.bytes.count ?? 0)
         for (key, value) in tags { capacity += 8 + key.utf8.count + value.utf8.count }
 
@@ -256,7 +256,7 @@ package enum TokenRecordCoding {
         for _ in 0..<count {
             let key = try reader.string()
             let value = try reader.string()
-            if let previousKey, !previousKey.utf8.lexicographicallyPrecedes(key.utf8) { throw malformed }
+            if let previousKey, !precedesInBytes(previousKey, key) { throw malformed }
             // Two keys of other bytes can still be equal as Strings (canonically equivalent).
             guard tags.updateValue(value, forKey: key) == nil else { throw malformed }
             previousKey = key
@@ -323,6 +323,19 @@ package enum TokenRecordCoding {
 
     /// The one error for malformed bytes: it names no field and holds no byte of the record.
     private static let malformed = CredentialError.corruptRecord("a token record does not decode")
+
+    /// Whether `first`'s UTF-8 bytes sort before `second`'s: the order of a record's tags. Compared
+    /// over the strings' own storage; the UTF-8 views' general `lexicographicallyPrecedes` decodes
+    /// both strings a code unit at a time, a few hundred more instructions for every store's tags.
+    static func precedesInBytes(_ first: String, _ second: String) -> Bool {
+        let compared = first.utf8.withContiguousStorageIfAvailable { left in
+            second.utf8.withContiguousStorageIfAvailable { right in
+                for (a, b) in zip(left, right) where a != b { return a < b }
+                return left.count < right.count
+            }
+        }
+        return (compared ?? nil) ?? first.utf8.lexicographicallyPrecedes(second.utf8)
+    }
 
     // MARK: Bytes
 
