@@ -1,6 +1,7 @@
 import Foundation
 import Locking
 import OAuth2
+import VaultCore
 import VaultCrypto
 
 /// The bytes of a token record's two halves — its ``Token/Metadata`` and its ``Token`` — as
@@ -109,7 +110,7 @@ package enum TokenRecordCoding {
         for scope in token.context.scopes { capacity += 4 + scope.utf8.count }
         if token.dpopKey != nil { capacity += 8 + dpopAlgorithm.utf8.count + Ed25519SigningKey.seedCount }
 
-        var writer = Writer(capacity: capacity)
+        var writer = ByteWriter(reservingCapacity: capacity)
         writer.append(
             token.idTokenVerified ? verifiedFormatMarker : token.dpopKey == nil ? formatMarker : dpopFormatMarker)
         writer.append(Kind.token.rawValue)
@@ -157,7 +158,7 @@ package enum TokenRecordCoding {
         for (key, value) in tags { capacity += 8 + key.utf8.count + value.utf8.count }
 
         let verified = metadata.claimsVerified && claims?.encoding == .base64URL
-        var writer = Writer(capacity: capacity)
+        var writer = ByteWriter(reservingCapacity: capacity)
         writer.append(verified ? verifiedFormatMarker : formatMarker)
         writer.append(Kind.metadata.rawValue)
         writer.append(metadata.id)
@@ -339,37 +340,7 @@ package enum TokenRecordCoding {
 
     // MARK: Bytes
 
-    /// Appends fields to a buffer sized once.
-    private struct Writer {
-        private(set) var bytes: [UInt8] = []
-
-        init(capacity: Int) {
-            bytes.reserveCapacity(capacity)
-        }
-
-        mutating func append(_ byte: UInt8) { bytes.append(byte) }
-
-        mutating func append<Integer: FixedWidthInteger>(_ value: Integer) {
-            withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
-        }
-
-        mutating func append(lengthPrefixed field: some Collection<UInt8>) {
-            append(UInt32(field.count))
-            bytes.append(contentsOf: field)
-        }
-
-        mutating func append(_ text: String) {
-            var text = text
-            text.withUTF8 { append(lengthPrefixed: $0) }
-        }
-
-        mutating func append(_ texts: [String]) {
-            append(UInt32(texts.count))
-            for text in texts { append(text) }
-        }
-    }
-
-    /// Reads what ``Writer`` wrote; anything short or malformed throws ``malformed``.
+    /// Reads what the encoders wrote; anything short or malformed throws ``malformed``.
     private struct Reader {
         private let bytes: [UInt8]
         private var offset = 0
@@ -471,5 +442,18 @@ package enum TokenRecordCoding {
         func expectEnd() throws {
             guard offset == bytes.count else { throw malformed }
         }
+    }
+}
+
+extension ByteWriter {
+    /// Appends a string as its length-prefixed UTF-8 bytes.
+    fileprivate mutating func append(_ text: String) {
+        append(lengthPrefixed: text.utf8)
+    }
+
+    /// Appends a count, then each string.
+    fileprivate mutating func append(_ texts: [String]) {
+        append(UInt32(texts.count))
+        for text in texts { append(text) }
     }
 }
