@@ -70,11 +70,12 @@ struct IntegrityState {
         var writer = ByteWriter(reservingCapacity: 40)
         writer.append(generation)
         writer.append(raw: digest.bytes)
+        let plaintext = writer.bytes
         let authenticated = Self.associatedData(vaultID: vaultID, epoch: epoch, scope: scope)
-        let box = try XChaCha20Poly1305.seal(writer.bytes, using: key, authenticating: authenticated)
+        let box = try XChaCha20Poly1305.seal(plaintext, using: key, authenticating: authenticated)
         try store.setSealedDigest(box.combined, scope: scope)
         opened?.remember(
-            box.combined, authenticating: authenticated, key: Self.openedRowKey(scope), plaintext: writer.bytes)
+            box.combined, authenticating: authenticated, key: Self.openedRowKey(scope), plaintext: plaintext)
     }
 
     /// What ``OpenedRows`` knows the digest of `scope` by: a zero byte, then the scope id. At 1 or
