@@ -21,12 +21,12 @@ final class KnownRecordState: @unchecked Sendable {
     var largestRecordID: [UInt8]??
     /// The index's mark (`record_index_state.filed_through`).
     var filedThrough: [UInt8]?
-    /// Sealed digests by scope (`[]` for the vault-wide one): `.some(nil)` for none stored.
-    var sealedDigests = LayeredDictionary<[UInt8], [UInt8]?>()
+    /// Sealed digests by scope (empty for the vault-wide one): `.some(nil)` for none stored.
+    var sealedDigests = LayeredDictionary<BytesKey, [UInt8]?>()
     /// Rows by look-up tag: `.some(nil)` for no row.
-    var rows = LayeredDictionary<[UInt8], RecordRow?>()
+    var rows = LayeredDictionary<BytesKey, RecordRow?>()
     /// Whether a row carries the tag, for tags read only through `containsRow`.
-    var contained = LayeredDictionary<[UInt8], Bool>()
+    var contained = LayeredDictionary<BytesKey, Bool>()
     /// Whether the default token row was found to name a stored token. Only a write of the default
     /// row or a deleted token can make that untrue, and each forgets it.
     var defaultNamesStoredToken = false
@@ -65,15 +65,16 @@ final class KnownRecordState: @unchecked Sendable {
 
     /// Whether a row carries `lookup`, when known.
     func contains(_ lookup: [UInt8]) -> Bool? {
-        if let row = rows[lookup] { return row != nil }
-        return contained[lookup]
+        let key = BytesKey(lookup)
+        if let row = rows[key] { return row != nil }
+        return contained[key]
     }
 
     // MARK: What writes change
 
     func inserted(_ row: RecordRow) {
         if row.kind == .defaultToken { defaultNamesStoredToken = false }
-        if let lookup = row.lookup {
+        if let lookup = row.lookup.map(BytesKey.init) {
             // A row not kept still replaces what was known of its tag: that no row had it.
             if keeps(row) || rows[lookup] != nil { rows[lookup] = .some(row) }
             if keeps(row) || contained[lookup] != nil { contained[lookup] = true }
@@ -89,7 +90,7 @@ final class KnownRecordState: @unchecked Sendable {
     /// every row by tag is forgotten, since the old tag is not known here.
     func updated(_ row: RecordRow) {
         if row.kind == .defaultToken { defaultNamesStoredToken = false }
-        guard let lookup = row.lookup, rows[lookup]??.id == row.id else {
+        guard let lookup = row.lookup.map(BytesKey.init), rows[lookup]??.id == row.id else {
             rows.removeAll()
             contained.removeAll()
             return
@@ -111,7 +112,7 @@ final class KnownRecordState: @unchecked Sendable {
 
     func deleted(_ row: RecordRow) {
         if row.kind == .defaultToken || row.kind == .token { defaultNamesStoredToken = false }
-        if let lookup = row.lookup {
+        if let lookup = row.lookup.map(BytesKey.init) {
             if keeps(row) || rows[lookup] != nil { rows[lookup] = .some(nil) }
             if keeps(row) || contained[lookup] != nil { contained[lookup] = false }
         }

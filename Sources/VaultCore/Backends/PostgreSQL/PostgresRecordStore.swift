@@ -41,10 +41,10 @@ struct PostgresRecordStore: RecordStore {
     // MARK: Records
 
     func row(lookup: [UInt8]) throws -> RecordRow? {
-        if let row = known?.rows[lookup] { return row }
+        if let row = known?.rows[BytesKey(lookup)] { return row }
         let row = try db.queryFirst("SELECT \(Self.columns) FROM records WHERE lookup = $1", [.bytea(lookup)]).map(
             Self.row)
-        known?.rows[lookup] = .some(row)
+        known?.rows[BytesKey(lookup)] = .some(row)
         return row
     }
 
@@ -53,7 +53,7 @@ struct PostgresRecordStore: RecordStore {
     func containsRow(lookup: [UInt8]) throws -> Bool {
         if let contains = known?.contains(lookup) { return contains }
         let contains = try db.queryFirst("SELECT 1::int8 FROM records WHERE lookup = $1", [.bytea(lookup)]) != nil
-        known?.contained[lookup] = contains
+        known?.contained[BytesKey(lookup)] = contains
         return contains
     }
 
@@ -306,14 +306,14 @@ struct PostgresRecordStore: RecordStore {
     // MARK: Sealed digests
 
     func sealedDigest(scope: [UInt8]?) throws -> [UInt8]? {
-        if let sealed = known?.sealedDigests[scope ?? []] { return sealed }
+        if let sealed = known?.sealedDigests[BytesKey(scope ?? [])] { return sealed }
         let sealed =
             if let scope {
                 try db.queryFirst("SELECT sealed FROM group_integrity WHERE scope = $1", [.bytea(scope)])?.bytea(0)
             } else {
                 try db.queryFirst("SELECT sealed FROM integrity WHERE singleton = 1")?.bytea(0)
             }
-        known?.sealedDigests[scope ?? []] = .some(sealed)
+        known?.sealedDigests[BytesKey(scope ?? [])] = .some(sealed)
         return sealed
     }
 
@@ -326,7 +326,7 @@ struct PostgresRecordStore: RecordStore {
         } else {
             try db.run(Self.setVaultDigest, [.bytea(sealed)])
         }
-        known?.sealedDigests[scope ?? []] = .some(sealed)
+        known?.sealedDigests[BytesKey(scope ?? [])] = .some(sealed)
     }
 
     func digestScopes() throws -> [[UInt8]] {
@@ -335,7 +335,7 @@ struct PostgresRecordStore: RecordStore {
 
     func removeGroupDigests() throws {
         try db.run("DELETE FROM group_integrity")
-        known?.sealedDigests = known?.sealedDigests.filter { $0.isEmpty } ?? LayeredDictionary()
+        known?.sealedDigests = known?.sealedDigests.filter { $0.bytes.isEmpty } ?? LayeredDictionary()
     }
 
     // MARK: What this process knows

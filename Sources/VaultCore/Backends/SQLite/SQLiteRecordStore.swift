@@ -65,9 +65,9 @@ package struct SQLiteRecordStore: RecordStore {
 
     /// The row filed under a look-up tag (the `lookup` column is unique).
     package func row(lookup: [UInt8]) throws -> RecordRow? {
-        if let row = known?.rows[lookup] { return row }
+        if let row = known?.rows[BytesKey(lookup)] { return row }
         let row = try db.queryFirst(Self.rowByLookup, [.blob(lookup)], row: Self.row)
-        if let known, row.map(known.keeps) ?? true { known.rows[lookup] = .some(row) }
+        if let known, row.map(known.keeps) ?? true { known.rows[BytesKey(lookup)] = .some(row) }
         return row
     }
 
@@ -77,7 +77,7 @@ package struct SQLiteRecordStore: RecordStore {
         if let contains = known?.contains(lookup) { return contains }
         let contains =
             try db.queryFirst("SELECT 1 FROM records WHERE lookup = ?", [.blob(lookup)]) { _ in true } ?? false
-        known?.contained[lookup] = contains
+        known?.contained[BytesKey(lookup)] = contains
         return contains
     }
 
@@ -347,9 +347,9 @@ package struct SQLiteRecordStore: RecordStore {
     /// Reads the digest row (vault-wide; the `integrity` table in a file older than format
     /// version 5) or `group_integrity` (one group).
     package func sealedDigest(scope: [UInt8]?) throws -> [UInt8]? {
-        if let sealed = known?.sealedDigests[scope ?? []] { return sealed }
+        if let sealed = known?.sealedDigests[BytesKey(scope ?? [])] { return sealed }
         let sealed = try storedDigest(scope: scope)
-        known?.sealedDigests[scope ?? []] = .some(sealed)
+        known?.sealedDigests[BytesKey(scope ?? [])] = .some(sealed)
         return sealed
     }
 
@@ -372,7 +372,7 @@ package struct SQLiteRecordStore: RecordStore {
     /// version 5, which has no digest row), or upserts into `group_integrity` (one group).
     package func setSealedDigest(_ sealed: [UInt8], scope: [UInt8]?) throws {
         try storeDigest(sealed, scope: scope)
-        known?.sealedDigests[scope ?? []] = .some(sealed)
+        known?.sealedDigests[BytesKey(scope ?? [])] = .some(sealed)
     }
 
     private func storeDigest(_ sealed: [UInt8], scope: [UInt8]?) throws {
@@ -403,7 +403,7 @@ package struct SQLiteRecordStore: RecordStore {
     /// Empties `group_integrity`.
     package func removeGroupDigests() throws {
         try db.run("DELETE FROM group_integrity", [])
-        known?.sealedDigests = known?.sealedDigests.filter { $0.isEmpty } ?? LayeredDictionary()
+        known?.sealedDigests = known?.sealedDigests.filter { $0.bytes.isEmpty } ?? LayeredDictionary()
     }
 
     // MARK: What this process knows
