@@ -50,6 +50,10 @@ package struct ByteWriter: ~Copyable {
 
     @inline(never)
     package mutating func append(raw text: String.UTF8View) {
+        // A string's UTF-8 is read in place where it is stored contiguously, as a native string's
+        // is: making a `String` of the view first cost a retain and a release on every field.
+        let appended: Void? = text.withContiguousStorageIfAvailable { append(contiguous: UnsafeRawBufferPointer($0)) }
+        guard appended == nil else { return }
         var text = String(text)
         text.withUTF8 { append(contiguous: UnsafeRawBufferPointer($0)) }
     }
@@ -64,6 +68,10 @@ package struct ByteWriter: ~Copyable {
     /// ``append(lengthPrefixed:)-([UInt8])`` for a string's UTF-8 bytes.
     @inline(never)
     package mutating func append(lengthPrefixed text: String.UTF8View) {
+        let appended: Void? = text.withContiguousStorageIfAvailable {
+            append(lengthPrefixed: UnsafeRawBufferPointer($0))
+        }
+        guard appended == nil else { return }
         var text = String(text)
         text.withUTF8 { append(lengthPrefixed: UnsafeRawBufferPointer($0)) }
     }
