@@ -16,6 +16,9 @@ struct BenchOptions {
     var showHelp = false
     /// The spec file of a fleet worker (``FleetWorker``): this process is one, not a run.
     var fleetWorkerSpec: String?
+    /// The call to make again and again for a profiler, and how many times (``CallLoop``): this
+    /// process makes them instead of a run.
+    var callLoop: (kind: CallLoop.Kind, count: Int)?
 
     /// Why the command line was refused.
     struct UsageError: Error, CustomStringConvertible {
@@ -66,6 +69,19 @@ struct BenchOptions {
             }
             options.sections = sections
         },
+        Option(
+            name: "--call-loop", value: "KIND[:N]",
+            help: "instead of a run, fill a vault of \(CallLoop.filledTokens) tokens, then make N calls (100) "
+                + "of one kind for a profiler: " + CallLoop.Kind.allCases.map(\.rawValue).joined(separator: ",")
+        ) { options, value in
+            let parts = value.split(separator: ":", omittingEmptySubsequences: false)
+            guard let kind = CallLoop.Kind(rawValue: String(parts[0])), parts.count <= 2 else {
+                throw UsageError(description: "unknown call '\(value)'")
+            }
+            let count = parts.count == 2 ? Int(parts[1]) : 100
+            guard let count, count > 0 else { throw UsageError(description: "bad count in '\(value)'") }
+            options.callLoop = (kind, count)
+        },
         Option(name: "--help", value: nil, help: "print this help") { options, _ in options.showHelp = true },
         Option(
             name: "--fleet-worker", value: "FILE", help: "run as a fleet worker (the fleet section starts these)",
@@ -75,11 +91,21 @@ struct BenchOptions {
 
     /// The usage text, generated from the option table.
     static var help: String {
-        let lines = table.filter { !$0.hidden }.map { option in
-            let left = option.name + (option.value.map { " " + $0 } ?? "")
-            return "  " + left.padding(toLength: 14, withPad: " ", startingAt: 0) + "  " + option.help
+        let shown = table.filter { !$0.hidden }.map { option in
+            (left: option.name + (option.value.map { " " + $0 } ?? ""), help: option.help)
         }
+        let width = shown.map(\.left.count).max() ?? 0
+        let lines = shown.map { "  " + $0.left.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.help }
         return (["usage: tokenvault-bench [options]", "", "options:"] + lines).joined(separator: "\n")
+    }
+
+    /// A new folder for this run's files, under `--dir` or the temporary directory; the caller
+    /// removes it at the end.
+    func makeRunDirectory() throws -> URL {
+        let parent = directory.map { URL(fileURLWithPath: $0) } ?? FileManager.default.temporaryDirectory
+        let url = parent.appendingPathComponent("tokenvault-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
     }
 
     /// Parses arguments (without the program name).

@@ -13,7 +13,7 @@ struct BenchmarkRun {
         // takes its protocol classes when it is made, so a later registration would not reach it.
         StubTokenEndpoint.register()
         let started = Stopwatch.now()
-        let directory = try makeDirectory()
+        let directory = try options.makeRunDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let machine = Machine.current(directory: directory.path)
         var report = BenchmarkReport(
@@ -120,14 +120,6 @@ struct BenchmarkRun {
     /// Progress lines go to standard error, so standard output holds only the report.
     private func progress(_ line: String) {
         FileHandle.standardError.write(Data("… \(line)\n".utf8))
-    }
-
-    /// A new folder for this run's files, under `--dir` or the temporary directory; removed at the end.
-    private func makeDirectory() throws -> URL {
-        let parent = options.directory.map { URL(fileURLWithPath: $0) } ?? FileManager.default.temporaryDirectory
-        let url = parent.appendingPathComponent("tokenvault-bench-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
     }
 
     private func subdirectory(_ name: String, of directory: URL) throws -> URL {

@@ -16,6 +16,10 @@ if options.showHelp {
 do {
     if let spec = options.fleetWorkerSpec {
         try await FleetWorker.run(specAt: spec)
+    } else if let (kind, count) = options.callLoop {
+        let directory = try options.makeRunDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try CallLoop.run(kind, count: count, in: directory)
     } else {
         try await BenchmarkRun(options: options).run()
     }
