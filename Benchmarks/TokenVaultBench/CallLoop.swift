@@ -37,10 +37,7 @@ enum CallLoop {
         let storage = try VaultTokenStorage(vault: vault)
         for start in stride(from: 0, to: filledTokens, by: VaultOperationsBenchmark.bulkBatch) {
             try storage.addAllForBenchmarking(
-                (start..<min(start + VaultOperationsBenchmark.bulkBatch, filledTokens)).map { index in
-                    let token = try TokenFixtures.token(index)
-                    return (token: token, metadata: Token.Metadata(token: token, tags: TokenFixtures.tags(index)))
-                })
+                TokenFixtures.stored(start..<min(start + VaultOperationsBenchmark.bulkBatch, filledTokens)))
         }
         let sealedSize = Int(try vault.tokenRecordSizesForBenchmarking().meanSealedByteCount.rounded())
         let raw = try RawSQLiteFloor(path: directory.appendingPathComponent("raw-floor.sqlite").path)

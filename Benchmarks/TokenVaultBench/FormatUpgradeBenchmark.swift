@@ -45,10 +45,8 @@ struct FormatUpgradeBenchmark {
         do {
             let vault = try Vault.create(at: url, unlock: .keyFile(keyFile))
             while written < tokens {
-                let batch = try (written..<min(written + VaultOperationsBenchmark.bulkBatch, tokens)).map { index in
-                    let token = try TokenFixtures.token(index)
-                    return (token: token, metadata: Token.Metadata(token: token, tags: TokenFixtures.tags(index)))
-                }
+                let batch = try TokenFixtures.stored(
+                    written..<min(written + VaultOperationsBenchmark.bulkBatch, tokens))
                 try VaultTokenStorage.addAllInFormat2ForBenchmarking(batch, to: vault)
                 written += batch.count
                 if written % 50_000 == 0 { progress("upgrade: \(written)/\(tokens) format 2 tokens written") }

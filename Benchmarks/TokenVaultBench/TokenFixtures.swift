@@ -23,6 +23,14 @@ enum TokenFixtures {
         ["user": user(index), "tenant": "tenant-\(index % 100)", "displayName": "Bench User \(index)"]
     }
 
+    /// The fixtures `indices` with their metadata, as the bulk hooks store them.
+    static func stored(_ indices: Range<Int>) throws -> [(token: Token, metadata: Token.Metadata)] {
+        try indices.map { index in
+            let token = try token(index)
+            return (token: token, metadata: Token.Metadata(token: token, tags: tags(index)))
+        }
+    }
+
     /// A token set for user `index`. The JWTs are written from templates (every value is plain
     /// ASCII, so no escaping is needed): the harness makes 100,000 of these, and a JSON encoder
     /// would cost more than the store being measured.

@@ -273,10 +273,7 @@ struct VaultOperationsBenchmark {
         var bulk = LatencySamples(reservingCapacity: max(count - ids.count, 0))
         let start = Stopwatch.now()
         while ids.count < count {
-            let batch = try (ids.count..<min(ids.count + Self.bulkBatch, count)).map { index in
-                let token = try TokenFixtures.token(index)
-                return (token: token, metadata: Token.Metadata(token: token, tags: TokenFixtures.tags(index)))
-            }
+            let batch = try TokenFixtures.stored(ids.count..<min(ids.count + Self.bulkBatch, count))
             let elapsed = try Stopwatch.time { try storage.addAllForBenchmarking(batch) }
             for _ in batch { bulk.append(elapsed / UInt64(batch.count)) }
             ids.append(contentsOf: batch.map(\.token.id))
