@@ -68,12 +68,8 @@ package struct ByteWriter: ~Copyable {
     /// ``append(lengthPrefixed:)-([UInt8])`` for a string's UTF-8 bytes.
     @inline(never)
     package mutating func append(lengthPrefixed text: String.UTF8View) {
-        let appended: Void? = text.withContiguousStorageIfAvailable {
-            append(lengthPrefixed: UnsafeRawBufferPointer($0))
-        }
-        guard appended == nil else { return }
-        var text = String(text)
-        text.withUTF8 { append(lengthPrefixed: UnsafeRawBufferPointer($0)) }
+        append(UInt32(text.count))
+        append(raw: text)
     }
 
     /// ``append(lengthPrefixed:)-([UInt8])`` for bytes in a buffer.
